@@ -1,0 +1,83 @@
+# The DAX lab: the one entry point.  Run "make help".
+#
+# Numbers may follow a target as a second word: "make check-lab 3" is
+# "make check-lab N=3".
+
+SHELL := /bin/sh
+.DEFAULT_GOAL := help
+ROOT := $(CURDIR)
+BUILD := $(ROOT)/build
+export BUILD
+
+# "make check-lab 3", "make lab 3": take the number and make it a no-op goal.
+ifneq ($(filter check-lab lab vm vm-run,$(firstword $(MAKECMDGOALS))),)
+  ifneq ($(word 2,$(MAKECMDGOALS)),)
+    N := $(word 2,$(MAKECMDGOALS))
+    $(eval $(wordlist 2,$(words $(MAKECMDGOALS)),$(MAKECMDGOALS)):;@:)
+  endif
+endif
+
+# Variables the scripts read: N T V CMD FILES ACCEL BOOT_TIMEOUT CHECK_TIMEOUT
+# APPEND REF PATCH
+export T V CMD FILES ACCEL BOOT_TIMEOUT CHECK_TIMEOUT APPEND
+
+.PHONY: help check-lab lab vm vm-run test test-runner docs deps tree \
+	kernel kvm-probe clean distclean
+
+help:
+	@echo "The DAX lab.  Targets:"
+	@echo "  make check-lab N     build, boot, run the checks of labs 0..N"
+	@echo "                       (T=name: only checks whose name matches;"
+	@echo "                        V=1: show the checks' output as they run)"
+	@echo "  make lab N           switch the kernel tree to branch labN"
+	@echo "  make vm              an interactive shell in the lab VM"
+	@echo "  make vm-run CMD='..' [FILES=dir]   run one command in the VM"
+	@echo "  make test            prove the project (runner tests, lab 0, docs)"
+	@echo "  make docs            the documentation site, in build/docs"
+	@echo "  make kvm-probe       see whether KVM works here (TCG otherwise)"
+	@echo "  make clean           remove build outputs (keeps build/linux)"
+	@echo "The labs:"
+	@sh scripts/labs.sh
+
+check-lab:
+	@sh scripts/vm.sh check "$(N)"
+
+vm:
+	@sh scripts/vm.sh shell "$(N)"
+
+vm-run:
+	@sh scripts/vm.sh run "$(N)"
+
+lab:
+	@sh scripts/lab.sh "$(N)"
+
+deps:
+	@sh scripts/deps.sh docs
+
+tree:
+	@sh scripts/deps.sh core
+	@sh scripts/tree.sh
+
+kernel: tree
+	@sh scripts/build.sh "$(or $(N),0)"
+
+kvm-probe: kernel
+	@sh scripts/kvm-probe.sh
+
+test:
+	@sh scripts/test.sh
+
+test-runner:
+	@sh tests/runner/run.sh
+
+docs:
+	@sh scripts/docs.sh
+
+# Build outputs only: the kernel tree build/linux holds student commits.
+clean:
+	rm -rf $(BUILD)/obj $(BUILD)/obj-* $(BUILD)/initramfs $(BUILD)/checks \
+		$(BUILD)/logs $(BUILD)/docs $(BUILD)/tools $(BUILD)/include \
+		$(BUILD)/results $(BUILD)/screenshots $(BUILD)/kvm-probe
+
+distclean:
+	@sh scripts/distclean.sh

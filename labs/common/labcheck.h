@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * labcheck.h - what every guest check of the DAX lab includes.
+ *
+ * It wraps the kernel's own tools/testing/selftests/kselftest_harness.h
+ * (taken from the pristine tree, never from the student's branch) and adds:
+ *
+ *  - LABCHECK_MAIN: a main() that runs only the tests whose name matches
+ *    $LABCHECK_FILTER (make check-lab N T=...), announces the plan so the
+ *    host can name tests that never ran, and writes a marker into the kernel
+ *    log before each test, so that a kernel splat is blamed on the test
+ *    that was running when it happened.
+ *  - CHECK_THAT(): a failure report in the lab's format: what was expected,
+ *    what was seen, and a hint where to look.
+ *  - small helpers that many checks need: run a program, read a sysfs
+ *    number, read new kernel log lines, mkfs and mount.
+ */
+#ifndef LABCHECK_H
+#define LABCHECK_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+/*
+ * Report a failed expectation in the lab's format and fail the test: what
+ * was expected, what was seen, and a hint where to look.
+ *
+ *	CHECK_THAT(got == want,
+ *		   EXPECTED("/dev/%s of %lld bytes", dev, want),
+ *		   SEEN("%lld bytes", got),
+ *		   HINT("look at brd_alloc() in drivers/block/brd.c"));
+ *
+ * REQUIRE_THAT() does the same and ends the test (like ASSERT_*).
+ */
+#define EXPECTED(...)	TH_LOG("expected: " __VA_ARGS__)
+#define SEEN(...)	TH_LOG("seen:     " __VA_ARGS__)
+#define HINT(...)	TH_LOG("hint:     " __VA_ARGS__)
+
+#define CHECK_THAT(cond, expected, seen, hint) do {			\
+	if (!(cond)) {							\
+		expected;						\
+		seen;							\
+		hint;							\
+		_metadata->passed = 0;					\
+	}								\
+} while (0)
+
+#define REQUIRE_THAT(cond, expected, seen, hint) do {			\
+	if (!(cond)) {							\
+		CHECK_THAT(0, expected, seen, hint);			\
+		return;							\
+	}								\
+} while (0)
+
+/* Filter syntax shared with the host: a glob if it has glob characters,
+ * else a substring.
+ */
+static inline int labcheck_match(const char *filter, const char *name)
+{
+	if (!filter || !*filter)
+		return 1;
+	if (strpbrk(filter, "*?["))
+		return fnmatch(filter, name, 0) == 0;
+	return strstr(name, filter) != NULL;
+}
+
+static inline void labcheck_test_name(char *buf, size_t len,
+				      struct __fixture_metadata *f,
+				      struct __fixture_variant_metadata *v,
+				      struct __test_metadata *t)
+{
+	snprintf(buf, len, "%s%s%s.%s", f->name, v->name[0] ? "." : "",
+		 v->name, t->name);
+}
+
+/* Write one line into the kernel log (shows on the console, in order with
+ * any splat the kernel prints).
+ */
+static inline void labcheck_kmsg(const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+	int fd, n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (write(fd, line, n > 0 && n < (int)sizeof(line) ? n : 0) < 0)
+		n = 0;
+	close(fd);
+}
+
+static int labcheck_run(void)
+{
+	struct __fixture_variant_metadata no_variant = { .name = "", };
+	const char *filter = getenv("LABCHECK_FILTER");
+	const char *suite = getenv("LABCHECK_SUITE");
+	const char *nonce = getenv("LABVM_NONCE");
+	struct __fixture_variant_metadata *v;
+	struct __fixture_metadata *f;
+	struct __test_results *results;
+	struct __test_metadata *t;
+	unsigned int count = 0, pass_count = 0, plan = 0;
+	char name[256], full[320];
+	int ret = 0;
+
+	(void)test_harness_run;	/* replaced by this function */
+	if (!suite)
+		suite = program_invocation_short_name;
+
+	/* The plan: every test this run will start, by name. */
+	for (f = __fixture_list; f; f = f->next)
+		for (v = f->variant ?: &no_variant; v; v = v->next)
+			for (t = f->tests; t; t = t->next) {
+				labcheck_test_name(name, sizeof(name), f, v, t);
+				snprintf(full, sizeof(full), "%s.%s", suite, name);
+				if (labcheck_match(filter, full))
+					plan++;
+			}
+
+	results = mmap(NULL, sizeof(*results), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ksft_print_header();
+	ksft_set_plan(plan);
+	for (f = __fixture_list; f; f = f->next)
+		for (v = f->variant ?: &no_variant; v; v = v->next)
+			for (t = f->tests; t; t = t->next) {
+				labcheck_test_name(name, sizeof(name), f, v, t);
+				snprintf(full, sizeof(full), "%s.%s", suite, name);
+				if (!labcheck_match(filter, full))
+					continue;
+				ksft_print_msg("labcheck-plan %s\n", name);
+			}
+	for (f = __fixture_list; f; f = f->next)
+		for (v = f->variant ?: &no_variant; v; v = v->next)
+			for (t = f->tests; t; t = t->next) {
+				labcheck_test_name(name, sizeof(name), f, v, t);
+				snprintf(full, sizeof(full), "%s.%s", suite, name);
+				if (!labcheck_match(filter, full))
+					continue;
+				if (nonce)
+					labcheck_kmsg("labvm: %s RUN %s\n",
+						      nonce, full);
+				count++;
+				t->results = results;
+				__run_test(f, v, t);
+				t->results = NULL;
+				if (t->passed)
+					pass_count++;
+				else
+					ret = 1;
+			}
+	if (nonce)
+		labcheck_kmsg("labvm: %s RUN -\n", nonce);
+	munmap(results, sizeof(*results));
+	ksft_print_msg("%s: %u / %u tests passed.\n", ret ? "FAILED" : "PASSED",
+		       pass_count, count);
+	ksft_exit(ret == 0);
+	return KSFT_FAIL;
+}
+
+#define LABCHECK_MAIN int main(void) { return labcheck_run(); }
+
+/* ---- helpers ---------------------------------------------------------- */
+
+/* Run a program (argv[0] looked up in $PATH) with its output sent to
+ * stderr of the test; return its exit status, or -1 if it could not run.
+ */
+static inline int labcheck_spawn(char *const argv[])
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		dup2(2, 1);
+		execvp(argv[0], argv);
+		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Read a whole small file into buf (NUL-terminated); -1 on error. */
+static inline ssize_t labcheck_read_file(const char *path, char *buf,
+					 size_t len)
+{
+	ssize_t n, done = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	while (done < (ssize_t)len - 1 &&
+	       (n = read(fd, buf + done, len - 1 - done)) > 0)
+		done += n;
+	close(fd);
+	buf[done] = '\0';
+	return done;
+}
+
+/* Size in bytes of block device "name" from sysfs; -1 if it does not exist. */
+static inline long long labcheck_blockdev_bytes(const char *name)
+{
+	char path[128], buf[64];
+
+	snprintf(path, sizeof(path), "/sys/block/%s/size", name);
+	if (labcheck_read_file(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	return strtoll(buf, NULL, 10) * 512;
+}
+
+/* A number from the VM's configuration (exported by /init). */
+static inline long long labcheck_conf_ll(const char *var)
+{
+	const char *s = getenv(var);
+
+	return s ? strtoll(s, NULL, 0) : -1;
+}
+
+/*
+ * Kernel log cursor: labcheck_kmsg_open() positions at the end of the log;
+ * labcheck_kmsg_grep() reports whether a message containing needle was
+ * logged since.
+ */
+static inline int labcheck_kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+static inline int labcheck_kmsg_grep(int fd, const char *needle)
+{
+	char rec[1024];
+	ssize_t n;
+	int found = 0;
+
+	while ((n = read(fd, rec, sizeof(rec) - 1)) != 0) {
+		if (n < 0) {
+			if (errno == EPIPE)	/* overwritten records: go on */
+				continue;
+			break;			/* EAGAIN: no more records */
+		}
+		rec[n] = '\0';
+		if (strstr(rec, needle))
+			found = 1;
+	}
+	return found;
+}
+
+/* mke2fs -t fstype on dev with 4 KiB blocks (quietly); 0 on success. */
+static inline int labcheck_mkfs(const char *fstype, const char *dev,
+				const char *blocksize)
+{
+	char *argv[] = { "mke2fs", "-q", "-F", "-t", (char *)fstype,
+			 "-b", (char *)blocksize, (char *)dev, NULL };
+
+	return labcheck_spawn(argv);
+}
+
+/* e2fsck -fn: 0 when the filesystem is clean. */
+static inline int labcheck_fsck(const char *dev)
+{
+	char *argv[] = { "e2fsck", "-fn", (char *)dev, NULL };
+
+	return labcheck_spawn(argv);
+}
+
+/* The mount options /proc/mounts shows for mount point dir, or "" */
+static inline const char *labcheck_mount_opts(const char *dir)
+{
+	static char buf[16384];
+	static char opts[512];
+	char *line, *save;
+
+	opts[0] = '\0';
+	if (labcheck_read_file("/proc/mounts", buf, sizeof(buf)) < 0)
+		return opts;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char dev[128], mnt[256], type[32], o[512];
+
+		if (sscanf(line, "%127s %255s %31s %511s", dev, mnt, type, o) == 4 &&
+		    !strcmp(mnt, dir))
+			snprintf(opts, sizeof(opts), "%s", o);
+	}
+	return opts;
+}
+
+/* Is option opt one of the comma-separated options in opts? */
+static inline int labcheck_has_opt(const char *opts, const char *opt)
+{
+	size_t len = strlen(opt);
+	const char *p = opts;
+
+	while ((p = strstr(p, opt))) {
+		if ((p == opts || p[-1] == ',') && (p[len] == ',' || !p[len]))
+			return 1;
+		p += len;
+	}
+	return 0;
+}
+
+#endif /* LABCHECK_H */

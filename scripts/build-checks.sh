@@ -1,0 +1,81 @@
+#!/bin/sh
+# Build the checks of labs 0..N for the guest and pack them into an
+# initramfs archive: guest programs (C, static, with the pristine tree's
+# kselftest harness) and KUnit suites (modules built against the lab kernel
+# in build/obj).  The checks always come from this project, never from the
+# student's kernel tree.
+# Usage: build-checks.sh N   -> build/checks/checks-N.cpio, build/checks/suites-N
+set -eu
+STEP=checks
+. "$(dirname "$0")/lib.sh"
+need_tree
+lab=$1
+out="$BUILD/checks"
+inc="$BUILD/include"
+mkdir -p "$out" "$inc" "$LOGS"
+
+# The harness headers, from the pristine tree.
+for h in kselftest_harness.h kselftest.h; do
+	if [ ! -f "$inc/$h" ]; then
+		git -C "$KSRC" show "pristine:tools/testing/selftests/$h" >"$inc/$h.tmp"
+		mv "$inc/$h.tmp" "$inc/$h"
+	fi
+done
+
+suites="$out/suites-$lab"
+list="$out/checks-$lab.list"
+: >"$suites.tmp"
+echo "dir /checks 0755 0 0" >"$list"
+log="$LOGS/checks-build.log"
+: >"$log"
+i=0
+while [ "$i" -le "$lab" ]; do
+	d=$(ls -d "$ROOT"/labs/"$(printf '%02d' "$i")"-* 2>/dev/null | head -n 1)
+	i=$((i + 1))
+	[ -n "$d" ] || continue
+	n=$((i - 1))
+	mkdir -p "$out/lab$n"
+	echo "dir /checks/lab$n 0755 0 0" >>"$list"
+
+	for c in "$d"/checks/*.c; do
+		[ -f "$c" ] || continue
+		name=$(basename "$c" .c)
+		bin="$out/lab$n/$name"
+		if [ ! -x "$bin" ] || [ -n "$(find "$c" "$ROOT/labs/common" "$inc" \
+			-newer "$bin" -print -quit)" ]; then
+			cc -static -O2 -g -Wall -D_GNU_SOURCE \
+				-I"$ROOT/labs/common" -I"$inc" \
+				-o "$bin" "$c" -lpthread >>"$log" 2>&1 || {
+				cat "$log" >&2
+				die "the guest check $c did not compile (errors above)."
+			}
+		fi
+		echo "file /checks/lab$n/$name $bin 0755 0 0" >>"$list"
+		echo "lab${n}_$name:prog:/checks/lab$n/$name" >>"$suites.tmp"
+	done
+
+	if [ -f "$d/kunit/Kbuild" ]; then
+		# Kbuild writes objects next to the sources: build a copy.
+		src="$out/lab$n/kunit"
+		mkdir -p "$src"
+		for f in "$d"/kunit/*; do
+			cmp -s "$f" "$src/${f##*/}" || cp "$f" "$src/"
+		done
+		cc=gcc
+		command -v ccache >/dev/null 2>&1 && cc="ccache gcc"
+		make -C "$KSRC" O="$KOBJ" M="$src" CC="$cc" modules >>"$log" 2>&1 || {
+			grep -E -A3 'error:|Error [0-9]|undefined' "$log" | head -n 40 >&2
+			die "the KUnit suites of lab $n did not build (errors above; log $log)."
+		}
+		for ko in "$src"/*.ko; do
+			[ -f "$ko" ] || continue
+			name=$(basename "$ko" .ko)
+			echo "file /checks/lab$n/$name.ko $ko 0644 0 0" >>"$list"
+			echo "$name:kunit:/checks/lab$n/$name.ko" >>"$suites.tmp"
+		done
+	fi
+done
+mv "$suites.tmp" "$suites"
+[ -x "$BUILD/tools/gen_init_cpio" ] || sh "$ROOT/scripts/gen-init-cpio.sh"
+"$BUILD/tools/gen_init_cpio" "$list" >"$out/checks-$lab.cpio.tmp"
+mv "$out/checks-$lab.cpio.tmp" "$out/checks-$lab.cpio"

@@ -1,0 +1,78 @@
+# Shared helpers for the host scripts.  Sourced, never run.
+#
+# Every script prints its own errors as "<step>: error: what happened" followed
+# by what to do about it, and exits non-zero; nothing here ever deletes a
+# commit in the kernel tree.
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+KSRC=${KSRC:-$BUILD/linux}        # the kernel tree: a git repository, student work
+KOBJ=${KOBJ:-$BUILD/obj}          # kernel build output: disposable
+LOGS=$BUILD/logs
+TARBALL=${TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+STEP=${STEP:-$(basename "$0" .sh)}
+
+die() {
+	printf '%s: error: %s\n' "$STEP" "$1" >&2
+	shift
+	for line in "$@"; do
+		printf '%s:        %s\n' "$STEP" "$line" >&2
+	done
+	exit 1
+}
+
+info() {
+	printf '%s: %s\n' "$STEP" "$*"
+}
+
+# The labs that exist: labs/NN-name, printed as "N title" per line (the
+# title is the first line of the lab page labs/NN-name/index.rst).
+list_labs() {
+	for d in "$ROOT"/labs/[0-9][0-9]-*/; do
+		[ -d "$d" ] || continue
+		d=${d%/}
+		t=$(sed -n '/^[A-Za-z0-9]/{p;q}' "$d/index.rst" 2>/dev/null || true)
+		d=${d##*/}
+		printf '%d %s\n' "$(expr "${d%%-*}" + 0)" "${t:-${d#*-}}"
+	done
+}
+
+# lab_dir N: the directory of lab N, or a clear error listing the labs.
+lab_dir() {
+	case "$1" in
+	''|*[!0-9]*) lab_usage "${1:-(none)}" ;;
+	esac
+	d=$(ls -d "$ROOT"/labs/"$(printf '%02d' "$1")"-* 2>/dev/null | head -n 1)
+	[ -n "$d" ] || lab_usage "$1"
+	echo "$d"
+}
+
+lab_usage() {
+	{
+		if [ "$1" = "(none)" ]; then
+			printf '%s: error: say which lab: make %s N\n' "$STEP" "$STEP"
+		else
+			printf '%s: error: there is no lab "%s".\n' "$STEP" "$1"
+		fi
+		printf 'The labs are:\n'
+		list_labs | while read -r n name; do
+			printf '  %d  %s\n' "$n" "$name"
+		done
+		printf 'For example: make %s 0\n' "$STEP"
+	} >&2
+	exit 2
+}
+
+need_tree() {
+	[ -d "$KSRC/.git" ] || die "the kernel tree $KSRC does not exist yet." \
+		"Run: make tree   (or any make check-lab N, which creates it)"
+}
+
+# The lab the kernel tree is on (branch labN), 0 when it is on none.
+current_lab() {
+	b=$(git -C "$KSRC" symbolic-ref --short -q HEAD 2>/dev/null || true)
+	case "$b" in
+	lab[0-9]*) echo "${b#lab}" ;;
+	*) echo 0 ;;
+	esac
+}
