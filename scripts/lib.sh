@@ -4,7 +4,7 @@
 # by what to do about it, and exits non-zero; nothing here ever deletes a
 # commit in the kernel tree.
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=${ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 BUILD=${BUILD:-$ROOT/build}
 KSRC=${KSRC:-$BUILD/linux}        # the kernel tree: a git repository, student work
 KOBJ=${KOBJ:-$BUILD/obj}          # kernel build output: disposable

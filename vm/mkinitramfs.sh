@@ -25,6 +25,13 @@ list="$out.list"
 	echo "file /bin/busybox $(command -v busybox || echo /bin/busybox) 0755 0 0"
 	echo "file /etc/mke2fs.conf /etc/mke2fs.conf 0644 0 0"
 	echo "file /etc/profile $ROOT/vm/profile 0644 0 0"
+	# Debian's busybox-static runs its own applets before anything in
+	# PATH, and it has a small mke2fs of its own: give the real one the
+	# names busybox lacks, and aliases in /etc/profile for the rest.
+	echo "slink /usr/sbin/mkfs.ext2 /usr/sbin/mke2fs 0777 0 0"
+	echo "slink /usr/sbin/mkfs.ext4 /usr/sbin/mke2fs 0777 0 0"
+	echo "slink /usr/sbin/fsck.ext2 /usr/sbin/e2fsck 0777 0 0"
+	echo "slink /usr/sbin/fsck.ext4 /usr/sbin/e2fsck 0777 0 0"
 	libs=""
 	for p in mke2fs e2fsck debugfs tune2fs dumpe2fs; do
 		bin=$(PATH=/usr/sbin:/sbin:$PATH command -v "$p") ||

@@ -66,16 +66,24 @@
 	}								\
 } while (0)
 
-/* Filter syntax shared with the host: a glob if it has glob characters,
- * else a substring.
+/*
+ * Filter syntax shared with the host (vm/labvm.py): comma-separated
+ * patterns; a pattern with glob characters is a glob, else a substring.
  */
 static inline int labcheck_match(const char *filter, const char *name)
 {
+	char buf[256], *pat, *save;
+
 	if (!filter || !*filter)
 		return 1;
-	if (strpbrk(filter, "*?["))
-		return fnmatch(filter, name, 0) == 0;
-	return strstr(name, filter) != NULL;
+	snprintf(buf, sizeof(buf), "%s", filter);
+	for (pat = strtok_r(buf, ",", &save); pat;
+	     pat = strtok_r(NULL, ",", &save)) {
+		if (strpbrk(pat, "*?[") ? !fnmatch(pat, name, 0) :
+					  strstr(name, pat) != NULL)
+			return 1;
+	}
+	return 0;
 }
 
 static inline void labcheck_test_name(char *buf, size_t len,
@@ -83,8 +91,12 @@ static inline void labcheck_test_name(char *buf, size_t len,
 				      struct __fixture_variant_metadata *v,
 				      struct __test_metadata *t)
 {
-	snprintf(buf, len, "%s%s%s.%s", f->name, v->name[0] ? "." : "",
-		 v->name, t->name);
+	/* TEST()s live in fixture "global": leave that out of their names */
+	if (!strcmp(f->name, "global") && !v->name[0])
+		snprintf(buf, len, "%s", t->name);
+	else
+		snprintf(buf, len, "%s%s%s.%s", f->name, v->name[0] ? "." : "",
+			 v->name, t->name);
 }
 
 /* Write one line into the kernel log (shows on the console, in order with

@@ -1,0 +1,50 @@
+#!/bin/sh
+# The runner's own tests: for each recorded run in tests/runner/cases/, the
+# verdicts vm/labvm.py gives must be the ones in its "expected" file (the
+# verdict lines, the kinds of kernel report named, and the closing count),
+# and the exit status must say failure exactly when a check failed.
+# Regenerate an expected file after a deliberate change: run.sh --update
+set -eu
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cases="$ROOT/tests/runner/cases"
+update=${1:-}
+pass=0
+fail=0
+
+digest() {	# the parts of a report a test pins down
+	grep -E '^(PASS|FAIL|SKIP|NOT RUN) |^        [^ ]|^[0-9]+ passed, [0-9]+ failed' |
+		sed -e 's/ *$//' -e 's/(console log line \([0-9]*\).*/(line \1)/'
+}
+
+for d in "$cases"/*/; do
+	name=$(basename "$d")
+	set +e
+	out=$(python3 "$ROOT/vm/labvm.py" parse --console "$d/console.log" \
+		--results "$d/results.log" --planned "$d/planned" \
+		--end "$(cat "$d/end")" --nonce "$(cat "$d/nonce")" \
+		--filter "$(cat "$d/filter")" \
+		--check-timeout "$(cat "$d/check-timeout")" 2>&1)
+	rc=$?
+	set -e
+	got=$(printf '%s\n' "$out" | digest)
+	if [ "$update" = --update ]; then
+		printf '%s\n' "$got" >"$d/expected"
+	fi
+	want=$(cat "$d/expected" 2>/dev/null || echo "(no expected file)")
+	failed=$(printf '%s\n' "$want" | sed -n 's/^[0-9]* passed, \([0-9]*\) failed.*/\1/p')
+	if [ "$got" != "$want" ]; then
+		echo "not ok - runner: $name: the verdicts differ"
+		printf '%s\n' "$want" >"${TMPDIR:-/tmp}/runner-want.$$"
+		printf '%s\n' "$got" | diff -u "${TMPDIR:-/tmp}/runner-want.$$" - | sed 's/^/    /' || true
+		rm -f "${TMPDIR:-/tmp}/runner-want.$$"
+		fail=$((fail + 1))
+	elif [ "$failed" != 0 ] && [ "$rc" = 0 ] || [ "$failed" = 0 ] && [ "$rc" != 0 ]; then
+		echo "not ok - runner: $name: exit status $rc with $failed failed"
+		fail=$((fail + 1))
+	else
+		echo "ok - runner: $name"
+		pass=$((pass + 1))
+	fi
+done
+echo "runner tests: $pass passed, $fail failed"
+[ "$fail" = 0 ]
