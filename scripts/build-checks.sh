@@ -61,6 +61,7 @@ while [ "$i" -le "$lab" ]; do
 		for f in "$d"/kunit/*; do
 			cmp -s "$f" "$src/${f##*/}" || cp "$f" "$src/"
 		done
+		export CCACHE_BASEDIR="$ROOT"
 		cc=gcc
 		command -v ccache >/dev/null 2>&1 && cc="ccache gcc"
 		make -C "$KSRC" O="$KOBJ" M="$src" CC="$cc" modules >>"$log" 2>&1 || {

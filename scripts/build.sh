@@ -8,6 +8,9 @@ STEP=build
 need_tree
 sh "$ROOT/scripts/kconfig.sh" "${1:-0}"
 
+# ccache, with paths relative to the checkout so that another clone (CI)
+# hits the same cache entries.
+export CCACHE_BASEDIR="$ROOT"
 cc=gcc
 command -v ccache >/dev/null 2>&1 && cc="ccache gcc"
 log="$LOGS/build.log"

@@ -16,6 +16,11 @@ else
 	[ -n "$lab" ] || lab=$(current_lab)
 fi
 labdir=$(lab_dir "$lab")
+if [ "$mode" = run ]; then
+	[ -n "${CMD:-}" ] || die "say what to run: make vm-run CMD='ls /dev' [FILES=dir]"
+	[ -z "${FILES:-}" ] || [ -d "$FILES" ] ||
+		die "FILES=$FILES is not a directory."
+fi
 
 sh "$ROOT/scripts/deps.sh" core
 sh "$ROOT/scripts/tree.sh"
@@ -47,9 +52,6 @@ shell)
 	exec python3 "$ROOT/vm/labvm.py" shell "$@" --logdir "$LOGS/vm"
 	;;
 run)
-	[ -n "${CMD:-}" ] || die "say what to run: make vm-run CMD='ls /dev' [FILES=dir]"
-	[ -z "${FILES:-}" ] || [ -d "$FILES" ] ||
-		die "FILES=$FILES is not a directory."
 	exec python3 "$ROOT/vm/labvm.py" run "$@" --logdir "$LOGS/vm-run" \
 		--cmd "$CMD" ${FILES:+--files "$FILES"}
 	;;

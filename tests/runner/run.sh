@@ -19,7 +19,7 @@ digest() {	# the parts of a report a test pins down
 for d in "$cases"/*/; do
 	name=$(basename "$d")
 	set +e
-	out=$(python3 "$ROOT/vm/labvm.py" parse --console "$d/console.log" \
+	out=$(python3 "${LABVM:-$ROOT/vm/labvm.py}" parse --console "$d/console.log" \
 		--results "$d/results.log" --planned "$d/planned" \
 		--end "$(cat "$d/end")" --nonce "$(cat "$d/nonce")" \
 		--filter "$(cat "$d/filter")" \

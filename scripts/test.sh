@@ -1,0 +1,38 @@
+#!/bin/sh
+# make test: prove the project.
+#  1. the runner's own tests (recorded logs give the right verdicts)
+#  2. the host scripts' bad-input behaviour
+#  3. lab 0 end to end: build, boot, every check passes
+#  4. the reference series is checkpatch-clean (when there is one)
+#  5. the docs build with warnings as errors
+# Prints one line per part and "N passed, N failed"; exits non-zero on any
+# failure.
+set -u
+STEP=test
+. "$(dirname "$0")/lib.sh"
+sh "$ROOT/scripts/deps.sh" docs || exit 1
+mkdir -p "$LOGS"
+passed=0
+failed=0
+part() {	# name command...
+	name=$1
+	shift
+	log="$LOGS/test-$name.log"
+	start=$(date +%s)
+	if "$@" >"$log" 2>&1; then
+		echo "ok      $name ($(($(date +%s) - start)) s)"
+		passed=$((passed + 1))
+	else
+		echo "FAILED  $name ($(($(date +%s) - start)) s); the end of ${log#$ROOT/}:"
+		tail -n 25 "$log" | sed 's/^/        /'
+		failed=$((failed + 1))
+	fi
+}
+
+part runner sh "$ROOT/tests/runner/run.sh"
+part host-scripts sh "$ROOT/tests/host/run.sh"
+part lab0 sh "$ROOT/scripts/vm.sh" check 0
+part checkpatch sh "$ROOT/scripts/checkpatch.sh"
+part docs sh "$ROOT/scripts/docs.sh"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

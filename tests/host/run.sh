@@ -1,0 +1,96 @@
+#!/bin/sh
+# Bad input to the host scripts gets a clear message and no damage.
+# Each case runs in a scratch directory; the real kernel tree is not touched.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+pass=0
+fail=0
+
+# expect NAME STATUS PATTERN -- command...: the command exits with STATUS
+# (or any non-zero for "!0") and its output matches the grep -E PATTERN
+expect() {
+	name=$1 want=$2 pattern=$3
+	shift 4
+	out=$("$@" 2>&1)
+	rc=$?
+	ok=1
+	case "$want" in
+	'!0') [ "$rc" != 0 ] || ok=0 ;;
+	*) [ "$rc" = "$want" ] || ok=0 ;;
+	esac
+	printf '%s\n' "$out" | grep -Eq -- "$pattern" || ok=0
+	if [ "$ok" = 1 ]; then
+		echo "ok - $name"
+		pass=$((pass + 1))
+	else
+		echo "not ok - $name (exit $rc, wanted $want and /$pattern/):"
+		printf '%s\n' "$out" | sed 's/^/    /' | tail -n 15
+		fail=$((fail + 1))
+	fi
+}
+
+cd "$ROOT"
+expect "unknown lab lists the labs" '!0' '0  The lab machine' -- make -s check-lab 42
+expect "no lab number lists the labs" '!0' 'say which lab' -- make -s check-lab
+expect "make lab without N" '!0' 'say which lab' -- make -s lab
+expect "vm-run without CMD" '!0' "make vm-run CMD=" -- make -s vm-run CMD=
+expect "vm-run with a FILES that is no directory" '!0' "is not a directory" -- \
+	make -s vm-run CMD=true FILES=/nonexistent
+expect "a zero time limit is refused" '!0' 'positive number' -- \
+	python3 vm/labvm.py run --cmd true --boot-timeout 0
+
+# Missing packages as a normal user: the exact command, nothing installed.
+mkdir -p "$scratch/bin"
+cat >"$scratch/bin/id" <<'X'
+#!/bin/sh
+echo 1000
+X
+cat >"$scratch/bin/dpkg-query" <<'X'
+#!/bin/sh
+for a; do last=$a; done
+case "$last" in qemu-system-x86|busybox-static) exit 1 ;; esac
+echo installed
+X
+chmod +x "$scratch/bin/id" "$scratch/bin/dpkg-query"
+expect "non-root with missing packages gets the apt-get line" 1 \
+	'sudo apt-get update && sudo apt-get install -y --no-install-recommends qemu-system-x86 busybox-static$' -- \
+	env PATH="$scratch/bin:$PATH" sh scripts/deps.sh core
+
+# A corrupt tarball: the step's own error and no half-made tree.
+printf 'not an xz archive' >"$scratch/bad.tar.xz"
+expect "a corrupt tarball is reported" 1 'unpacking .* failed' -- \
+	env BUILD="$scratch/b" TARBALL="$scratch/bad.tar.xz" sh scripts/tree.sh
+if [ -e "$scratch/b/linux" ] || [ -e "$scratch/b/linux.partial" ]; then
+	echo "not ok - a corrupt tarball leaves no half-made tree"
+	fail=$((fail + 1))
+else
+	echo "ok - a corrupt tarball leaves no half-made tree"
+	pass=$((pass + 1))
+fi
+
+# make lab never switches away from uncommitted work, and keeps it.
+k="$scratch/k"
+mkdir -p "$k"
+(
+	cd "$k" && git init -q -b lab0 && echo one >file &&
+	git add file && git -c user.name=t -c user.email=t@t commit -qm base &&
+	git tag pristine && git tag lab-base && echo work >>file
+) >/dev/null 2>&1
+expect "make lab refuses with uncommitted changes" 1 'uncommitted changes' -- \
+	env KSRC="$k" sh scripts/lab.sh 0
+if grep -q work "$k/file"; then
+	echo "ok - the uncommitted change is still there"
+	pass=$((pass + 1))
+else
+	echo "not ok - the uncommitted change is still there"
+	fail=$((fail + 1))
+fi
+(cd "$k" && git -c user.name=t -c user.email=t@t commit -qam "my work")
+expect "make lab on the same branch keeps the commits" 0 'already on branch lab0' -- \
+	env KSRC="$k" sh scripts/lab.sh 0
+expect "the student's commit survives" 0 'my work' -- git -C "$k" log --oneline
+
+echo "host script tests: $pass passed, $fail failed"
+[ "$fail" = 0 ]
