@@ -31,7 +31,7 @@ list_labs() {
 	for d in "$ROOT"/labs/[0-9][0-9]-*/; do
 		[ -d "$d" ] || continue
 		d=${d%/}
-		t=$(sed -n '/^[A-Za-z0-9]/{p;q}' "$d/index.rst" 2>/dev/null || true)
+		t=$(sed -n '/^[A-Za-z0-9]/{s/^Lab [0-9]*: //;p;q}' "$d/index.rst" 2>/dev/null || true)
 		d=${d##*/}
 		printf '%d %s\n' "$(expr "${d%%-*}" + 0)" "${t:-${d#*-}}"
 	done
