@@ -793,13 +793,12 @@ def run_vm(args, mode):
             console.close()
     reader.flush()
     elapsed = time.monotonic() - t_start
-    with open(console_path, "rb") as f:
-        console_text = f.read().decode("utf-8", "replace") if mode != "shell" else ""
     with open(os.path.join(logdir, "end"), "w") as f:
         f.write("%s %s\n" % (end, nonce))
-
     if mode == "shell":
         return 0
+    with open(console_path, "rb") as f:
+        console_text = f.read().decode("utf-8", "replace")
     if end == "interrupted":
         sys.stderr.write("labvm: interrupted; QEMU stopped. Logs: %s\n" % logdir)
         return 130

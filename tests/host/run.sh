@@ -92,5 +92,61 @@ expect "make lab on the same branch keeps the commits" 0 'already on branch lab0
 	env KSRC="$k" sh scripts/lab.sh 0
 expect "the student's commit survives" 0 'my work' -- git -C "$k" log --oneline
 
+# make lab N creates labN = lab base + reference patches of labs < N + the
+# skeleton of N, with git am; a patch that does not apply leaves nothing.
+proj="$scratch/proj"
+mkdir -p "$proj/labs/01-fake/skeleton" "$proj/kernel-patches"
+cp -r "$ROOT/scripts" "$ROOT/labs/00-machine" "$proj/" 2>/dev/null
+mkdir -p "$proj/labs" && cp -r "$ROOT/labs/00-machine" "$proj/labs/"
+cp "$ROOT/kernel-patches/base-version" "$proj/kernel-patches/"
+(
+	cd "$k" && git checkout -q -b scratch lab-base && echo ref >ref.c &&
+	git add ref.c && git -c user.name=t -c user.email=t@t commit -qm "ref: lab 0 piece" &&
+	git format-patch -q -1 -o "$proj/kernel-patches" &&
+	echo todo >skel.c && git add skel.c &&
+	git -c user.name=t -c user.email=t@t commit -qm "lab1: skeleton" &&
+	git format-patch -q -1 -o "$proj/labs/01-fake/skeleton" &&
+	git checkout -q lab0 && git branch -q -D scratch
+) >/dev/null 2>&1
+echo "lab0 $(cd "$proj/kernel-patches" && ls 0001-*.patch)" >"$proj/kernel-patches/series"
+printf 'Lab 1: Fake\n===========\n' >"$proj/labs/01-fake/index.rst"
+expect "make lab 1 creates the branch from the series and the skeleton" 0 \
+	'created branch lab1: lab base \+ 1 reference patch\(es\) \+ 1 skeleton' -- \
+	env ROOT="$proj" KSRC="$k" sh "$proj/scripts/lab.sh" 1
+expect "branch lab1 holds the reference and the skeleton" 0 'lab1: skeleton' -- \
+	git -C "$k" log --oneline lab1
+expect "make lab 0 goes back to the student's branch" 0 'switched to branch lab0' -- \
+	env ROOT="$proj" KSRC="$k" sh "$proj/scripts/lab.sh" 0
+cat >"$proj/kernel-patches/0002-broken.patch" <<'X'
+From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001
+From: t <t@t>
+Subject: [PATCH] a patch whose context is not in the tree
+
+---
+diff --git a/file b/file
+--- a/file
++++ b/file
+@@ -1 +1 @@
+-this line is not there
++new
+--
+2.39.5
+X
+echo "lab1 0002-broken.patch" >>"$proj/kernel-patches/series"
+mkdir -p "$proj/labs/02-fake"
+printf 'Lab 2: Fake\n===========\n' >"$proj/labs/02-fake/index.rst"
+expect "a reference patch that does not apply is a clear error" 1 \
+	'0002-broken.patch does not apply' -- \
+	env ROOT="$proj" KSRC="$k" sh "$proj/scripts/lab.sh" 2
+if git -C "$k" rev-parse -q --verify refs/heads/lab2 >/dev/null ||
+	[ "$(git -C "$k" symbolic-ref --short HEAD)" != lab0 ] ||
+	[ -n "$(git -C "$k" status --porcelain)" ]; then
+	echo "not ok - a failed make lab leaves no branch, no mess, and the old branch checked out"
+	fail=$((fail + 1))
+else
+	echo "ok - a failed make lab leaves no branch, no mess, and the old branch checked out"
+	pass=$((pass + 1))
+fi
+
 echo "host script tests: $pass passed, $fail failed"
 [ "$fail" = 0 ]
