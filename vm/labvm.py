@@ -195,6 +195,7 @@ def parse_results(lines, nonce):
     """
     proto = re.compile(r"^@@%s (\w+) ?(.*)$" % re.escape(nonce))
     suites_ready_uptime[0] = None
+    del preflight_problems[:]
     suites = {}
     order = []
     ready = done = False
@@ -229,10 +230,13 @@ def parse_results(lines, nonce):
             current = None
         elif verb == "DONE":
             done = True
+        elif verb == "PREFLIGHT":
+            preflight_problems.append(" ".join(rest))
     return ready, done, suites, order, other
 
 
 suites_ready_uptime = [None]     # the guest's uptime when /init started
+preflight_problems = []          # what /init found wrong with the VM
 TAP_RESULT = re.compile(r"^(ok|not ok) (\d+) ?(.*)$")
 KTAP_CASE = re.compile(r"^\s+(ok|not ok) (\d+) (\S+)(.*)$")
 
@@ -409,10 +413,16 @@ def verdicts(planned, results_lines, console_text, nonce, end, pattern,
     checks = []
     # The boot itself is a check: the kernel reached /init without a splat.
     boot_splats = [s for s in splats if s["owner"] == "boot"]
-    if ready and not boot_splats:
+    if ready and not boot_splats and not preflight_problems:
         checks.append(Check("boot", "PASS", limits.get("boot_seconds")))
     else:
         detail = []
+        if preflight_problems:
+            detail += ["the VM is not what the labs need:"]
+            detail += ["  " + p for p in preflight_problems]
+            detail += ["hint: the kernel needs CONFIG_BLK_DEV_PMEM, "
+                       "CONFIG_X86_PMEM_LEGACY and CONFIG_BLK_DEV_RAM (vm/lab.config);"
+                       " the sizes come from memmap= and brd.rd_size= (vm/labvm.py)"]
         if not ready:
             if end == "boot-timeout":
                 detail.append("the kernel did not start /init within %d s "
@@ -529,6 +539,22 @@ def qemu_binary():
             m.group(0) if m else "(unknown version)", *MIN_QEMU),
             "Debian 12's qemu-system-x86 (7.2) is known to work.")
     return q
+
+
+def preflight_host():
+    """The VM's shape must make sense, and fit in this machine's memory."""
+    if PMEM_START_MIB + PMEM_MIB > MEM_MIB - 64:
+        die("vm/labvm.py: pmem0 (%d MiB at %d MiB) does not fit below the end"
+            " of guest RAM (%d MiB)" % (PMEM_MIB, PMEM_START_MIB, MEM_MIB))
+    try:
+        with open("/proc/meminfo") as f:
+            info = dict(l.split(":", 1) for l in f)
+        avail = int(info["MemAvailable"].split()[0]) // 1024
+    except (OSError, KeyError, ValueError):
+        return
+    if avail < MEM_MIB + 128:
+        die("the VM needs %d MiB of memory; this machine has %d MiB available."
+            % (MEM_MIB + 128, avail), "Close other programs and try again.")
 
 
 def pick_accel(want, build):
@@ -663,6 +689,7 @@ def run_vm(args, mode):
         die("%s is missing: the kernel is not built." % kernel,
             "Run: make check-lab N (it builds first)")
     qemu = qemu_binary()
+    preflight_host()
     accel = pick_accel(args.accel, build)
     gen = os.path.join(build, "tools", "gen_init_cpio")
     logdir = args.logdir

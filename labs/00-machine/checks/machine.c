@@ -36,12 +36,16 @@ static void check_size(struct __test_metadata *_metadata, const char *dev,
 {
 	long long want = labcheck_conf_ll(var);
 	long long got = labcheck_blockdev_bytes(dev);
+	char seen[64];
 
 	ASSERT_LT(0, want) TH_LOG("%s is not set by /init", var);
+	if (got < 0)
+		snprintf(seen, sizeof(seen), "no /dev/%s at all", dev);
+	else
+		snprintf(seen, sizeof(seen), "%lld bytes", got);
 	CHECK_THAT(got == want,
 		   EXPECTED("/dev/%s of %lld bytes", dev, want),
-		   SEEN("%lld bytes (-1: no /dev/%s at all)", got, dev),
-		   HINT("%s", where));
+		   SEEN("%s", seen), HINT("%s", where));
 }
 
 TEST(pmem0_exists_with_the_configured_size)
