@@ -18,8 +18,8 @@ ifneq ($(filter check-lab lab vm vm-run,$(firstword $(MAKECMDGOALS))),)
 endif
 
 # Variables the scripts read: N T V CMD FILES ACCEL BOOT_TIMEOUT CHECK_TIMEOUT
-# APPEND REF PATCH
-export T V CMD FILES ACCEL BOOT_TIMEOUT CHECK_TIMEOUT APPEND
+# APPEND INSTRUCTOR
+export T V CMD FILES ACCEL BOOT_TIMEOUT CHECK_TIMEOUT APPEND INSTRUCTOR
 
 .PHONY: help check-lab lab vm vm-run test test-runner docs deps tree \
 	kernel kvm-probe clean distclean
@@ -34,6 +34,7 @@ help:
 	@echo "  make vm-run CMD='..' [FILES=dir]   run one command in the VM"
 	@echo "  make test            prove the project (runner tests, lab 0, docs)"
 	@echo "  make docs            the documentation site, in build/docs"
+	@echo "                       (INSTRUCTOR=1: with the solutions/ notes)"
 	@echo "  make kvm-probe       see whether KVM works here (TCG otherwise)"
 	@echo "  make clean           remove build outputs (keeps build/linux)"
 	@echo "The labs:"

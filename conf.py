@@ -15,7 +15,6 @@ exclude_patterns = ["build", "README.md", ".ci", "tests", "kernel-patches",
                     "**/skeleton", "**/checks", "**/kunit"]
 if not instructor:
     exclude_patterns.append("solutions")
-tags_instructor = instructor
 
 root_doc = "index"
 html_theme = "alabaster"
@@ -29,3 +28,15 @@ html_theme_options = {
 html_show_sourcelink = False
 nitpicky = False
 highlight_language = "none"
+
+
+def _add_instructor_notes(app, docname, source):
+    """The instructor build lists the solutions/ notes on the front page."""
+    if instructor and docname == "index":
+        source[0] += ("\n\n.. toctree::\n   :maxdepth: 1\n"
+                      "   :caption: Instructor notes\n   :glob:\n\n"
+                      "   solutions/*/index\n")
+
+
+def setup(app):
+    app.connect("source-read", _add_instructor_notes)
