@@ -479,8 +479,6 @@ def verdicts(planned, results_lines, console_text, nonce, end, pattern,
         for s in rest:
             c.detail += splat_detail(s)
         checks.append(c)
-    if ready and not done and end == "done":
-        pass
     return checks, other
 
 

@@ -119,8 +119,16 @@ static inline void labcheck_kmsg(const char *fmt, ...)
 	close(fd);
 }
 
+#define LABCHECK_MAX_TESTS 512
+
 static int labcheck_run(void)
 {
+	static struct {
+		struct __fixture_metadata *f;
+		struct __fixture_variant_metadata *v;
+		struct __test_metadata *t;
+		char name[256];
+	} sel[LABCHECK_MAX_TESTS];
 	struct __fixture_variant_metadata no_variant = { .name = "", };
 	const char *filter = getenv("LABCHECK_FILTER");
 	const char *suite = getenv("LABCHECK_SUITE");
@@ -129,61 +137,57 @@ static int labcheck_run(void)
 	struct __fixture_metadata *f;
 	struct __test_results *results;
 	struct __test_metadata *t;
-	unsigned int count = 0, pass_count = 0, plan = 0;
-	char name[256], full[320];
+	unsigned int i, n = 0, pass_count = 0;
+	char full[320];
 	int ret = 0;
 
 	(void)test_harness_run;	/* replaced by this function */
 	if (!suite)
 		suite = program_invocation_short_name;
 
-	/* The plan: every test this run will start, by name. */
+	/* The tests the filter selects, in the harness's order. */
 	for (f = __fixture_list; f; f = f->next)
 		for (v = f->variant ?: &no_variant; v; v = v->next)
 			for (t = f->tests; t; t = t->next) {
-				labcheck_test_name(name, sizeof(name), f, v, t);
-				snprintf(full, sizeof(full), "%s.%s", suite, name);
-				if (labcheck_match(filter, full))
-					plan++;
+				if (n == LABCHECK_MAX_TESTS)
+					ksft_exit_fail_msg("more than %d tests\n",
+							   LABCHECK_MAX_TESTS);
+				labcheck_test_name(sel[n].name,
+						   sizeof(sel[n].name), f, v, t);
+				snprintf(full, sizeof(full), "%s.%s", suite,
+					 sel[n].name);
+				if (!labcheck_match(filter, full))
+					continue;
+				sel[n].f = f;
+				sel[n].v = v;
+				sel[n].t = t;
+				n++;
 			}
 
 	results = mmap(NULL, sizeof(*results), PROT_READ | PROT_WRITE,
 		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ksft_print_header();
-	ksft_set_plan(plan);
-	for (f = __fixture_list; f; f = f->next)
-		for (v = f->variant ?: &no_variant; v; v = v->next)
-			for (t = f->tests; t; t = t->next) {
-				labcheck_test_name(name, sizeof(name), f, v, t);
-				snprintf(full, sizeof(full), "%s.%s", suite, name);
-				if (!labcheck_match(filter, full))
-					continue;
-				ksft_print_msg("labcheck-plan %s\n", name);
-			}
-	for (f = __fixture_list; f; f = f->next)
-		for (v = f->variant ?: &no_variant; v; v = v->next)
-			for (t = f->tests; t; t = t->next) {
-				labcheck_test_name(name, sizeof(name), f, v, t);
-				snprintf(full, sizeof(full), "%s.%s", suite, name);
-				if (!labcheck_match(filter, full))
-					continue;
-				if (nonce)
-					labcheck_kmsg("labvm: %s RUN %s\n",
-						      nonce, full);
-				count++;
-				t->results = results;
-				__run_test(f, v, t);
-				t->results = NULL;
-				if (t->passed)
-					pass_count++;
-				else
-					ret = 1;
-			}
+	/* The plan by name, so the host can name tests a crash kept from running */
+	for (i = 0; i < n; i++)
+		ksft_print_msg("labcheck-plan %s\n", sel[i].name);
+	ksft_set_plan(n);
+	for (i = 0; i < n; i++) {
+		if (nonce)
+			labcheck_kmsg("labvm: %s RUN %s.%s\n", nonce, suite,
+				      sel[i].name);
+		sel[i].t->results = results;
+		__run_test(sel[i].f, sel[i].v, sel[i].t);
+		sel[i].t->results = NULL;
+		if (sel[i].t->passed)
+			pass_count++;
+		else
+			ret = 1;
+	}
 	if (nonce)
 		labcheck_kmsg("labvm: %s RUN -\n", nonce);
 	munmap(results, sizeof(*results));
 	ksft_print_msg("%s: %u / %u tests passed.\n", ret ? "FAILED" : "PASSED",
-		       pass_count, count);
+		       pass_count, n);
 	ksft_exit(ret == 0);
 	return KSFT_FAIL;
 }
