@@ -8,6 +8,9 @@ STEP=build
 need_tree
 sh "$ROOT/scripts/kconfig.sh" "${1:-0}"
 
+# LOCALVERSION= (set, empty): no "+" in the release when the tree has
+# commits past a tag, so the release string, and what depends on it, stays
+# put as the student works.
 # ccache, with paths relative to the checkout so that another clone (CI)
 # hits the same cache entries.
 export CCACHE_BASEDIR="$ROOT"
@@ -15,7 +18,7 @@ cc=gcc
 command -v ccache >/dev/null 2>&1 && cc="ccache gcc"
 log="$LOGS/build.log"
 info "building the kernel (log: ${log#$ROOT/}) ..."
-if ! make -C "$KSRC" O="$KOBJ" -j"$(nproc)" CC="$cc" \
+if ! make -C "$KSRC" O="$KOBJ" -j"$(($(nproc) + 1))" CC="$cc" LOCALVERSION= \
 	KBUILD_BUILD_USER=daxlab KBUILD_BUILD_HOST=labvm >"$log" 2>&1; then
 	echo "----- compiler errors (first 40 lines) -----" >&2
 	grep -E -A3 'error:|Error [0-9]|undefined reference|\*\*\*' "$log" |

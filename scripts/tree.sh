@@ -40,10 +40,12 @@ git init -q -b pristine-base .
 git config feature.manyFiles true
 git config core.autocrlf false
 git config gc.auto 0
+# core.fsync=none: this commit can always be made again from the tarball,
+# and syncing 75,000 loose objects doubles the time.
 # -f: Debian's top-level .gitignore ignores everything ("/*"); the pristine
 # commit must hold every file of the tarball.
-git add -A -f . || die "git add failed in $tmp (see above)."
-git -c user.name="DAX lab" -c user.email="daxlab@localhost" \
+git -c core.fsync=none add -A -f . || die "git add failed in $tmp (see above)."
+git -c core.fsync=none -c user.name="DAX lab" -c user.email="daxlab@localhost" \
 	commit -q --no-verify \
 	-m "Debian linux-source-6.1 $pkgver, unmodified" \
 	-m "Unpacked from $TARBALL by the DAX lab." ||
@@ -60,7 +62,7 @@ if [ -n "$n" ]; then
 	head -n $((n - 3)) .gitignore >.gitignore.new
 	mv .gitignore.new .gitignore
 fi
-git -c user.name="DAX lab" -c user.email="daxlab@localhost" \
+git -c core.fsync=none -c user.name="DAX lab" -c user.email="daxlab@localhost" \
 	commit -q --no-verify --allow-empty -a \
 	-m "daxlab: let git see new files at every level" \
 	-m "Debian's linux-source adds a rule that ignores every top-level entry,

@@ -22,6 +22,8 @@ if [ "$mode" = run ]; then
 		die "FILES=$FILES is not a directory."
 fi
 
+# A report left from an earlier run must not pass for this one's.
+rm -f "$LOGS/lab$lab/report.txt"
 sh "$ROOT/scripts/deps.sh" core
 sh "$ROOT/scripts/tree.sh"
 sh "$ROOT/scripts/preflight.sh" "$lab"
