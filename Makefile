@@ -18,10 +18,11 @@ ifneq ($(filter check-lab lab vm vm-run,$(firstword $(MAKECMDGOALS))),)
 endif
 
 # Variables the scripts read: N T V CMD FILES ACCEL BOOT_TIMEOUT CHECK_TIMEOUT
-# APPEND INSTRUCTOR
-export T V CMD FILES ACCEL BOOT_TIMEOUT CHECK_TIMEOUT APPEND INSTRUCTOR
+# APPEND INSTRUCTOR REF SKEL
+export T V CMD FILES ACCEL BOOT_TIMEOUT CHECK_TIMEOUT APPEND INSTRUCTOR \
+	REF SKEL
 
-.PHONY: help check-lab lab vm vm-run test test-runner docs deps tree \
+.PHONY: help check-lab lab vm vm-run test test-runner mutants docs deps tree \
 	kernel kvm-probe clean distclean
 
 help:
@@ -32,7 +33,9 @@ help:
 	@echo "  make lab N           switch the kernel tree to branch labN"
 	@echo "  make vm              an interactive shell in the lab VM"
 	@echo "  make vm-run CMD='..' [FILES=dir]   run one command in the VM"
-	@echo "  make test            prove the project (runner tests, lab 0, docs)"
+	@echo "  make check-lab N REF=1    the same on the reference (SKEL=1: the skeleton)"
+	@echo "  make test            prove the project (runner, labs, mutants, docs)"
+	@echo "  make mutants         each planted bug must fail some check of its lab"
 	@echo "  make docs            the documentation site, in build/docs"
 	@echo "                       (INSTRUCTOR=1: with the solutions/ notes)"
 	@echo "  make kvm-probe       see whether KVM works here (TCG otherwise)"
@@ -71,12 +74,16 @@ test:
 test-runner:
 	@sh tests/runner/run.sh
 
+mutants:
+	@sh scripts/mutants.sh
+
 docs:
 	@sh scripts/docs.sh
 
 # Build outputs only: the kernel tree build/linux holds student commits.
 clean:
-	rm -rf $(BUILD)/obj $(BUILD)/obj-* $(BUILD)/initramfs $(BUILD)/checks \
+	rm -rf $(BUILD)/obj $(BUILD)/grade/obj $(BUILD)/grade/checks \
+		$(BUILD)/initramfs $(BUILD)/checks \
 		$(BUILD)/logs $(BUILD)/docs $(BUILD)/tools $(BUILD)/include \
 		$(BUILD)/results $(BUILD)/screenshots $(BUILD)/kvm-probe
 

@@ -4,13 +4,16 @@
 # kselftest harness) and KUnit suites (modules built against the lab kernel
 # in build/obj).  The checks always come from this project, never from the
 # student's kernel tree.
-# Usage: build-checks.sh N   -> build/checks/checks-N.cpio, build/checks/suites-N
+# Modules whose name ends in _kunit are KUnit suites, run by the guest;
+# other modules are helpers that the checks load themselves.
+# Usage: build-checks.sh N   -> $CHECKS_OUT/checks-N.cpio and suites-N
+#        (CHECKS_OUT defaults to build/checks)
 set -eu
 STEP=checks
 . "$(dirname "$0")/lib.sh"
 need_tree
 lab=$1
-out="$BUILD/checks"
+out=${CHECKS_OUT:-$BUILD/checks}
 inc="$BUILD/include"
 mkdir -p "$out" "$inc" "$LOGS"
 
@@ -72,7 +75,9 @@ while [ "$i" -le "$lab" ]; do
 			[ -f "$ko" ] || continue
 			name=$(basename "$ko" .ko)
 			echo "file /checks/lab$n/$name.ko $ko 0644 0 0" >>"$list"
-			echo "$name:kunit:/checks/lab$n/$name.ko" >>"$suites.tmp"
+			case "$name" in
+			*_kunit) echo "$name:kunit:/checks/lab$n/$name.ko" >>"$suites.tmp" ;;
+			esac
 		done
 	fi
 done

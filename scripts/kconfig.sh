@@ -54,9 +54,9 @@ if [ -n "$bad" ]; then
 	rm -f "$stamp"
 	printf '%s\n' "$bad" >&2
 	die "the kernel configuration is not what the labs need (above)." \
-		"A dependency of these options is missing from the fragments:" \
-		"$(echo "$frags" | sed "s|$ROOT/||g")" \
-		"Run: make -C build/linux O=../obj menuconfig, search for the symbol (/)," \
-		"and add what its \"Depends on\" line names to the fragment."
+		"Kconfig did not grant these: a dependency is missing from the" \
+		"fragments ($(echo "$frags" | sed "s|$ROOT/||g")), or another" \
+		"option selects them.  To see why: make -C build/linux O=../obj" \
+		"menuconfig, search for the symbol (/), read \"Depends on\" and \"Selected by\"."
 fi
 echo "$want" >"$stamp"

@@ -64,7 +64,7 @@ lab_usage() {
 }
 
 need_tree() {
-	[ -d "$KSRC/.git" ] || die "the kernel tree $KSRC does not exist yet." \
+	[ -e "$KSRC/.git" ] || die "the kernel tree $KSRC does not exist yet." \
 		"Run: make tree   (or any make check-lab N, which creates it)"
 }
 

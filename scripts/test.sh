@@ -2,9 +2,11 @@
 # make test: prove the project.
 #  1. the runner's own tests (recorded logs give the right verdicts)
 #  2. the host scripts' bad-input behaviour
-#  3. lab 0 end to end: build, boot, every check passes
-#  4. the reference series is checkpatch-clean (when there is one)
-#  5. the docs build with warnings as errors
+#  3. every lab end to end: the reference passes its checks and those of
+#     the labs before; the skeleton fails its own and passes the others
+#  4. every mutant (tests/mutants/) fails some check of its lab
+#  5. the reference series and the skeletons are checkpatch-clean
+#  6. the docs build with warnings as errors
 # Prints one line per part and "N passed, N failed"; exits non-zero on any
 # failure.
 set -u
@@ -31,7 +33,8 @@ part() {	# name command...
 
 part runner sh "$ROOT/tests/runner/run.sh"
 part host-scripts sh "$ROOT/tests/host/run.sh"
-part lab0 sh "$ROOT/scripts/vm.sh" check 0
+part labs sh "$ROOT/scripts/prove-labs.sh"
+part mutants sh "$ROOT/scripts/mutants.sh"
 part checkpatch sh "$ROOT/scripts/checkpatch.sh"
 part docs sh "$ROOT/scripts/docs.sh"
 echo "$passed passed, $failed failed"

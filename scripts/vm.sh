@@ -22,11 +22,40 @@ if [ "$mode" = run ]; then
 		die "FILES=$FILES is not a directory."
 fi
 
-# A report left from an earlier run must not pass for this one's.
-rm -f "$LOGS/lab$lab/report.txt"
 sh "$ROOT/scripts/deps.sh" core
 sh "$ROOT/scripts/tree.sh"
-sh "$ROOT/scripts/preflight.sh" "$lab"
+
+# REF=1 / SKEL=1: check the reference (or the skeleton) of lab N in a
+# scratch worktree, build/grade/linux, built in build/grade/obj.  The
+# student's tree and build are not touched.  The paths mirror build/linux
+# and build/obj, so the compiler command lines are the same and ccache
+# serves one build from the other.
+variant=
+[ -n "${REF:-}" ] && [ "${REF}" != 0 ] && variant=ref
+[ -n "${SKEL:-}" ] && [ "${SKEL}" != 0 ] && variant=skel
+[ -n "${MUTANT:-}" ] && variant=mutant
+logname=lab$lab
+if [ -n "$variant" ]; then
+	commit=$(sh "$ROOT/scripts/variant.sh" "$variant" "$lab" ${MUTANT:+"$MUTANT"})
+	[ "$variant" = mutant ] && variant=mutant-$(basename "$MUTANT" .patch)
+	wt="$BUILD/grade/linux"
+	if [ ! -d "$wt" ]; then
+		info "making the scratch worktree ${wt#$ROOT/} ..."
+		mkdir -p "$BUILD/grade"
+		git -C "$KSRC" worktree prune
+		git -C "$KSRC" worktree add -q --detach "$wt" "$commit"
+	else
+		git -C "$wt" checkout -q --detach --force "$commit"
+	fi
+	info "checking the $variant of lab $lab ($(git -C "$wt" log -1 --format=%s))"
+	KSRC=$wt
+	KOBJ="$BUILD/grade/obj"
+	CHECKS_OUT="$BUILD/grade/checks"
+	logname=$variant-lab$lab
+	export KSRC KOBJ CHECKS_OUT
+else
+	sh "$ROOT/scripts/preflight.sh" "$lab"
+fi
 sh "$ROOT/scripts/build.sh" "$lab"
 
 # The base initramfs changes only with vm/.
@@ -37,18 +66,21 @@ if [ ! -f "$base" ] || [ -n "$(find "$ROOT/vm" "$ROOT/scripts/gen-init-cpio.sh" 
 	sh "$ROOT/vm/mkinitramfs.sh" "$base"
 fi
 sh "$ROOT/scripts/build-checks.sh" "$lab"
+checks=${CHECKS_OUT:-$BUILD/checks}
 
 accel=${ACCEL:-auto}
-set -- --build "$BUILD" --accel "$accel" \
+set -- --build "$BUILD" --kobj "$KOBJ" --accel "$accel" \
 	--boot-timeout "${BOOT_TIMEOUT:-120}" \
 	--check-timeout "${CHECK_TIMEOUT:-300}" \
-	--initrd "$base" --initrd "$BUILD/checks/checks-$lab.cpio"
+	--initrd "$base" --initrd "$checks/checks-$lab.cpio"
 [ -n "${V:-}" ] && [ "${V:-0}" != 0 ] && set -- "$@" --verbose
 [ -n "${APPEND:-}" ] && set -- "$@" --append "$APPEND"
 case "$mode" in
 check)
-	exec python3 "$ROOT/vm/labvm.py" check "$@" --logdir "$LOGS/lab$lab" \
-		--suites "$BUILD/checks/suites-$lab" --filter "${T:-}"
+	# A report left from an earlier run must not pass for this one's.
+	rm -f "$LOGS/$logname/report.txt"
+	exec python3 "$ROOT/vm/labvm.py" check "$@" --logdir "$LOGS/$logname" \
+		--suites "$checks/suites-$lab" --filter "${T:-}"
 	;;
 shell)
 	exec python3 "$ROOT/vm/labvm.py" shell "$@" --logdir "$LOGS/vm"

@@ -681,7 +681,7 @@ class ResultsReader:
 
 def run_vm(args, mode):
     build = args.build
-    kobj = os.path.join(build, "obj")
+    kobj = args.kobj or os.path.join(build, "obj")
     kernel = os.path.join(kobj, "arch/x86/boot/bzImage")
     if not os.path.exists(kernel):
         die("%s is missing: the kernel is not built." % kernel,
@@ -870,6 +870,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("mode", choices=["check", "shell", "run", "parse"])
     ap.add_argument("--build", default="build")
+    ap.add_argument("--kobj", help="the kernel build directory (build/obj)")
     ap.add_argument("--logdir", default="build/logs/vm")
     ap.add_argument("--initrd", action="append", default=[])
     ap.add_argument("--suites")

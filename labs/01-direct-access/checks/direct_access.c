@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lab 1, black box: bdev_direct_access() on /dev/ram0, /dev/pmem0 and a
+ * partition of pmem0, seen from user space through lab1_probe.ko (which
+ * calls the helper and lets us read and write the memory it returns).
+ *
+ * What is checked: the bytes returned, that the pfn is the memory's
+ * physical page (and for pmem where it must be), that bytes written at the
+ * address are the device's bytes and the other way round (the partition's
+ * offset honoured), that asking twice gives the same memory, and the
+ * documented errors, including a device without the operation.
+ */
+#include <linux/fs.h>
+#include <linux/loop.h>
+#include <sys/ioctl.h>
+
+#include "labcheck.h"
+
+#define PROBE "/sys/kernel/debug/lab1_probe"
+#define PAGE 4096L
+#define PART_START 2048LL		/* sectors: 1 MiB, page aligned */
+#define PART_SECTORS (64LL << 11)	/* 64 MiB */
+
+struct da {
+	long ret;
+	unsigned long long pfn, phys, kaddr;
+};
+
+/* Ask the probe: bdev_direct_access(dev, sector, size). */
+static int da_query(const char *dev, long long sector, long size, struct da *r)
+{
+	char buf[256];
+	int fd, n;
+
+	memset(r, 0, sizeof(*r));
+	fd = open(PROBE "/query", O_RDWR);
+	if (fd < 0)
+		return -errno;
+	n = snprintf(buf, sizeof(buf), "%s %lld %ld", dev, sector, size);
+	if (write(fd, buf, n) != n) {
+		n = -errno;
+		close(fd);
+		return n;
+	}
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	sscanf(buf, "ret=%ld pfn=%llx phys=%llx kaddr=%llx",
+	       &r->ret, &r->pfn, &r->phys, &r->kaddr);
+	return 0;
+}
+
+static int probe_data(void *buf, size_t len, int write_it)
+{
+	int fd = open(PROBE "/data", O_RDWR);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write_it ? pwrite(fd, buf, len, 0) : pread(fd, buf, len, 0);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+/* O_DIRECT I/O on the block device: what is on the device, no cache. */
+static int dev_io(const char *dev, long long sector, void *buf, size_t len,
+		  int write_it)
+{
+	int fd = open(dev, O_RDWR | O_DIRECT);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write_it ? pwrite(fd, buf, len, sector * 512) :
+		       pread(fd, buf, len, sector * 512);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+static void fill(unsigned char *p, size_t len, unsigned int seed)
+{
+	for (size_t i = 0; i < len; i++)
+		p[i] = (unsigned char)(seed * 131 + i * 7 + (i >> 8));
+}
+
+/* The physical range of the legacy pmem, from /proc/iomem. */
+static int pmem_range(unsigned long long *start, unsigned long long *end)
+{
+	static char buf[16384];
+	char *line, *save;
+
+	if (labcheck_read_file("/proc/iomem", buf, sizeof(buf)) < 0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (strstr(line, "Persistent Memory") &&
+		    sscanf(line, " %llx-%llx", start, end) == 2)
+			return 0;
+	return -1;
+}
+
+static void load_probe(struct __test_metadata *_metadata)
+{
+	char *argv[] = { "insmod", "/checks/lab1/lab1_probe.ko", NULL };
+
+	if (access(PROBE, F_OK))
+		ASSERT_EQ(0, labcheck_spawn(argv))
+			TH_LOG("could not load lab1_probe.ko (its error is above)");
+}
+
+/* A partition of pmem0 at 1 MiB, made once (an MBR, then a rescan). */
+static void make_partition(struct __test_metadata *_metadata)
+{
+	unsigned char mbr[512] __attribute__((aligned(4096))) = { 0 };
+	unsigned char *e = mbr + 446;
+	int fd, i;
+
+	if (!access("/dev/pmem0p1", F_OK))
+		return;
+	e[4] = 0x83;
+	for (i = 0; i < 4; i++) {
+		e[8 + i] = (PART_START >> (8 * i)) & 0xff;
+		e[12 + i] = (PART_SECTORS >> (8 * i)) & 0xff;
+	}
+	mbr[510] = 0x55;
+	mbr[511] = 0xaa;
+	fd = open("/dev/pmem0", O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(512, pwrite(fd, mbr, 512, 0));
+	ASSERT_EQ(0, fsync(fd));
+	ASSERT_EQ(0, ioctl(fd, BLKRRPART)) TH_LOG("BLKRRPART: %s", strerror(errno));
+	close(fd);
+	for (i = 0; i < 100 && access("/dev/pmem0p1", F_OK); i++)
+		usleep(20000);
+	ASSERT_EQ(0, access("/dev/pmem0p1", F_OK))
+		TH_LOG("/dev/pmem0p1 did not appear after writing a partition table");
+}
+
+FIXTURE(dev) {
+	char path[32];
+	long long sectors;
+	unsigned long long pmem_start, pmem_end;
+};
+
+FIXTURE_VARIANT(dev) {
+	const char *name;
+	int pmem;		/* 0: brd, 1: pmem0, 2: pmem0p1 */
+};
+
+FIXTURE_VARIANT_ADD(dev, ram0) { .name = "ram0", .pmem = 0 };
+FIXTURE_VARIANT_ADD(dev, pmem0) { .name = "pmem0", .pmem = 1 };
+FIXTURE_VARIANT_ADD(dev, pmem0p1) { .name = "pmem0p1", .pmem = 2 };
+
+FIXTURE_SETUP(dev)
+{
+	char sys[96], buf[32];
+
+	load_probe(_metadata);
+	if (variant->pmem == 2)
+		make_partition(_metadata);
+	snprintf(self->path, sizeof(self->path), "/dev/%s", variant->name);
+	snprintf(sys, sizeof(sys), "/sys/class/block/%s/size", variant->name);
+	ASSERT_LT(0, labcheck_read_file(sys, buf, sizeof(buf)));
+	self->sectors = atoll(buf);
+	if (variant->pmem)
+		ASSERT_EQ(0, pmem_range(&self->pmem_start, &self->pmem_end))
+			TH_LOG("no Persistent Memory range in /proc/iomem");
+}
+
+FIXTURE_TEARDOWN(dev)
+{
+}
+
+/* Where the bytes of a sector of this device are, physically (pmem). */
+static unsigned long long pmem_phys(FIXTURE_DATA(dev) *self, int pmem,
+				    long long sector)
+{
+	return self->pmem_start + (sector + (pmem == 2 ? PART_START : 0)) * 512;
+}
+
+TEST_F(dev, returns_what_is_available_never_more_than_asked)
+{
+	long long last = (self->sectors - 1) / 8 * 8;
+	long long sectors[] = { 0, self->sectors / 2 / 8 * 8, last };
+	long sizes[] = { 512, PAGE, 3 * PAGE + 100, 1L << 20 };
+	struct da r;
+
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 4; j++) {
+			long long left = (self->sectors - sectors[i]) * 512;
+			long want = sizes[j] < left ? sizes[j] : left;
+
+			if (!variant->pmem && want > PAGE)
+				want = PAGE;
+			ASSERT_EQ(0, da_query(self->path, sectors[i], sizes[j], &r));
+			CHECK_THAT(r.ret == want,
+				   EXPECTED("%ld bytes at sector %lld of %s, %ld asked",
+					    want, sectors[i], self->path, sizes[j]),
+				   SEEN("%ld", r.ret),
+				   HINT("%s", variant->pmem ?
+					"pmem has everything up to the end of the device "
+					"(of the partition: bdev_direct_access() shortens the request)" :
+					"brd has one page; never return more than asked"));
+		}
+}
+
+TEST_F(dev, pfn_is_the_physical_page_of_the_address)
+{
+	long long sector = self->sectors / 2 / 8 * 8;
+	struct da r;
+
+	ASSERT_EQ(0, da_query(self->path, sector, PAGE, &r));
+	REQUIRE_THAT(r.ret > 0, EXPECTED("a page at sector %lld", sector),
+		     SEEN("ret=%ld", r.ret), HINT("see the errors check first"));
+	CHECK_THAT(r.pfn << 12 == r.phys,
+		   EXPECTED("pfn %#llx (the page of kaddr)", r.phys >> 12),
+		   SEEN("pfn %#llx", r.pfn),
+		   HINT("brd: page_to_pfn(); pmem: PHYS_PFN(phys_addr + offset)"));
+	if (variant->pmem)
+		CHECK_THAT(r.phys == pmem_phys(self, variant->pmem, sector),
+			   EXPECTED("physical address %#llx (pmem at %#llx, sector %lld%s)",
+				    pmem_phys(self, variant->pmem, sector),
+				    self->pmem_start, sector,
+				    variant->pmem == 2 ? " of a partition at sector 2048" : ""),
+			   SEEN("%#llx", r.phys),
+			   HINT("is the partition's start added (get_start_sect())? "
+				"is pmem's data_offset?"));
+}
+
+TEST_F(dev, bytes_written_at_the_address_are_on_the_device)
+{
+	static unsigned char mine[PAGE], back[PAGE] __attribute__((aligned(4096)));
+	long long sector = 8 * 40;
+	struct da r;
+
+	fill(mine, sizeof(mine), variant->pmem + 1);
+	ASSERT_EQ(0, da_query(self->path, sector, PAGE, &r));
+	REQUIRE_THAT(r.ret == PAGE, EXPECTED("a page at sector %lld", sector),
+		     SEEN("ret=%ld", r.ret), HINT("see the other checks first"));
+	ASSERT_EQ(0, probe_data(mine, sizeof(mine), 1));
+	ASSERT_EQ(0, dev_io(self->path, sector, back, sizeof(back), 0));
+	CHECK_THAT(!memcmp(mine, back, sizeof(back)),
+		   EXPECTED("bytes stored at kaddr read back from %s at byte %lld",
+			    self->path, sector * 512),
+		   SEEN("other bytes (first: %#x, wanted %#x)", back[0], mine[0]),
+		   HINT("kaddr must be the memory the driver reads and writes for this sector"));
+}
+
+TEST_F(dev, bytes_written_to_the_device_are_at_the_address)
+{
+	static unsigned char mine[PAGE] __attribute__((aligned(4096)));
+	static unsigned char back[PAGE];
+	long long sector = 8 * 41;
+	struct da r;
+
+	fill(mine, sizeof(mine), variant->pmem + 7);
+	ASSERT_EQ(0, dev_io(self->path, sector, mine, sizeof(mine), 1));
+	ASSERT_EQ(0, da_query(self->path, sector, PAGE, &r));
+	REQUIRE_THAT(r.ret == PAGE, EXPECTED("a page at sector %lld", sector),
+		     SEEN("ret=%ld", r.ret), HINT("see the other checks first"));
+	ASSERT_EQ(0, probe_data(back, sizeof(back), 0));
+	CHECK_THAT(!memcmp(mine, back, sizeof(back)),
+		   EXPECTED("bytes written to %s at byte %lld seen at kaddr",
+			    self->path, sector * 512),
+		   SEEN("other bytes (first: %#x, wanted %#x)", back[0], mine[0]),
+		   HINT("off by the partition's start? by a page?"));
+}
+
+TEST_F(dev, the_same_sector_twice_is_the_same_memory)
+{
+	struct da a, b;
+
+	ASSERT_EQ(0, da_query(self->path, 8 * 50, PAGE, &a));
+	ASSERT_EQ(0, da_query(self->path, 8 * 50, PAGE, &b));
+	REQUIRE_THAT(a.ret > 0, EXPECTED("a page"), SEEN("ret=%ld", a.ret),
+		     HINT("see the other checks first"));
+	CHECK_THAT(a.kaddr == b.kaddr && a.pfn == b.pfn,
+		   EXPECTED("kaddr %#llx pfn %#llx again", a.kaddr, a.pfn),
+		   SEEN("kaddr %#llx pfn %#llx", b.kaddr, b.pfn),
+		   HINT("brd: allocate a page only when the sector has none"));
+}
+
+TEST_F(dev, bad_requests_get_the_documented_errors)
+{
+	struct {
+		long long sector;
+		long size;
+		long err;
+		const char *what;
+	} bad[] = {
+		{ 0, 0, -EINVAL, "size 0" },
+		{ 0, -1, -EINVAL, "size -1" },
+		{ 1, PAGE, -EINVAL, "sector 1 (not page aligned)" },
+		{ self->sectors, PAGE, -ERANGE, "the first sector past the end" },
+		{ self->sectors + 800, PAGE, -ERANGE, "far past the end" },
+	};
+	struct da r;
+
+	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ASSERT_EQ(0, da_query(self->path, bad[i].sector, bad[i].size, &r));
+		CHECK_THAT(r.ret == bad[i].err,
+			   EXPECTED("%ld for %s", bad[i].err, bad[i].what),
+			   SEEN("%ld", r.ret),
+			   HINT("see the Return: section of bdev_direct_access()"));
+	}
+}
+
+/* A loop device has no direct_access: the helper says so. */
+TEST(a_device_without_the_operation_is_unsupported)
+{
+	char dev[32];
+	struct da r;
+	int ctl, n, back, loop;
+
+	load_probe(_metadata);
+	back = open("/tmp/lab1-loop", O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ASSERT_LE(0, back);
+	ASSERT_EQ(0, ftruncate(back, 1 << 20));
+	ctl = open("/dev/loop-control", O_RDWR);
+	ASSERT_LE(0, ctl) TH_LOG("no /dev/loop-control: is CONFIG_BLK_DEV_LOOP on?");
+	n = ioctl(ctl, LOOP_CTL_GET_FREE);
+	ASSERT_LE(0, n);
+	snprintf(dev, sizeof(dev), "/dev/loop%d", n);
+	loop = open(dev, O_RDWR);
+	ASSERT_LE(0, loop);
+	ASSERT_EQ(0, ioctl(loop, LOOP_SET_FD, back));
+	ASSERT_EQ(0, da_query(dev, 0, PAGE, &r));
+	ioctl(loop, LOOP_CLR_FD, 0);
+	close(loop);
+	close(ctl);
+	close(back);
+	CHECK_THAT(r.ret == -EOPNOTSUPP,
+		   EXPECTED("%d (EOPNOTSUPP) for %s", -EOPNOTSUPP, dev),
+		   SEEN("%ld", r.ret),
+		   HINT("bdev_direct_access() must check that the driver has the operation"));
+}
+
+LABCHECK_MAIN

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lab 1, white box: the direct_access operations of brd and pmem, called
+ * directly (not through bdev_direct_access(), which shortens requests), and
+ * the helper's argument checks.  Runs on the whole disks /dev/ram0 and
+ * /dev/pmem0; the partition is checked from user space (direct_access.c).
+ */
+#include <kunit/test.h>
+#include <linux/blkdev.h>
+#include <linux/ioport.h>
+#include <linux/mm.h>
+
+struct lab1_dev {
+	const char *path;
+	bool contiguous;	/* pmem: one range; brd: a page at a time */
+};
+
+static const struct lab1_dev lab1_devs[] = {
+	{ "/dev/ram0", false },
+	{ "/dev/pmem0", true },
+};
+
+static void lab1_dev_desc(const struct lab1_dev *d, char *desc)
+{
+	strscpy(desc, d->path + 5, KUNIT_PARAM_DESC_SIZE);
+}
+KUNIT_ARRAY_PARAM(lab1_dev, lab1_devs, lab1_dev_desc);
+
+/* Every case gets its device open in test->priv. */
+static int lab1_init(struct kunit *test)
+{
+	const struct lab1_dev *d = test->param_value;
+	struct block_device *bdev;
+
+	bdev = blkdev_get_by_path(d->path, FMODE_READ | FMODE_WRITE, NULL);
+	if (IS_ERR(bdev)) {
+		kunit_err(test, "cannot open %s: %ld", d->path, PTR_ERR(bdev));
+		return PTR_ERR(bdev);
+	}
+	test->priv = bdev;
+	return 0;
+}
+
+static void lab1_exit(struct kunit *test)
+{
+	if (test->priv)
+		blkdev_put(test->priv, FMODE_READ | FMODE_WRITE);
+}
+
+/* Call the driver's operation itself, as bdev_direct_access() would. */
+static long lab1_op(struct kunit *test, sector_t sector, void **kaddr,
+		    unsigned long *pfn, long size)
+{
+	struct block_device *bdev = test->priv;
+	const struct block_device_operations *ops = bdev->bd_disk->fops;
+
+	KUNIT_ASSERT_NOT_NULL_MSG(test, ops->direct_access,
+				  "the driver has no .direct_access in its block_device_operations");
+	return ops->direct_access(bdev, sector, kaddr, pfn, size);
+}
+
+#define PAGE_SECTORS (PAGE_SIZE >> SECTOR_SHIFT)
+
+/*
+ * Asked for more than it has, a driver gives what is contiguous: one page
+ * for brd, everything to the end of the device for pmem; asked for less,
+ * exactly what was asked.
+ */
+static void driver_returns_what_is_available(struct kunit *test)
+{
+	const struct lab1_dev *d = test->param_value;
+	sector_t nr = bdev_nr_sectors(test->priv);
+	sector_t last = round_down(nr - 1, PAGE_SECTORS);
+	unsigned long pfn;
+	void *kaddr;
+
+	KUNIT_EXPECT_EQ_MSG(test, lab1_op(test, 0, &kaddr, &pfn, SZ_1M),
+			    d->contiguous ? (long)SZ_1M : (long)PAGE_SIZE,
+			    "sector 0, 1 MiB asked: brd has one page, pmem all of it");
+	KUNIT_EXPECT_EQ_MSG(test, lab1_op(test, last, &kaddr, &pfn, SZ_1M),
+			    (long)((nr - last) << SECTOR_SHIFT),
+			    "the last page, 1 MiB asked: only what is left of the device");
+	KUNIT_EXPECT_EQ_MSG(test, lab1_op(test, 0, &kaddr, &pfn, 100), 100L,
+			    "100 bytes asked: never more than asked");
+	KUNIT_EXPECT_EQ_MSG(test, lab1_op(test, PAGE_SECTORS, &kaddr, &pfn,
+					  3 * PAGE_SIZE),
+			    d->contiguous ? (long)(3 * PAGE_SIZE) : (long)PAGE_SIZE,
+			    "3 pages asked at sector 8");
+}
+
+/* The pfn is the physical page of kaddr, and for pmem inside pmem. */
+static void pfn_is_the_page_of_kaddr(struct kunit *test)
+{
+	const struct lab1_dev *d = test->param_value;
+	sector_t mid = round_down(bdev_nr_sectors(test->priv) / 2, PAGE_SECTORS);
+	unsigned long pfn;
+	void *kaddr;
+	phys_addr_t phys;
+
+	KUNIT_ASSERT_GT(test, lab1_op(test, mid, &kaddr, &pfn, PAGE_SIZE), 0L);
+	phys = slow_virt_to_phys(kaddr);
+	KUNIT_EXPECT_EQ_MSG(test, pfn, (unsigned long)PHYS_PFN(phys),
+			    "pfn must be the physical address of kaddr >> PAGE_SHIFT");
+	KUNIT_EXPECT_EQ_MSG(test, offset_in_page(kaddr), 0UL,
+			    "a page-aligned sector starts a page");
+	if (d->contiguous)
+		KUNIT_EXPECT_EQ_MSG(test, region_intersects(phys, PAGE_SIZE,
+					IORESOURCE_MEM,
+					IORES_DESC_PERSISTENT_MEMORY_LEGACY),
+				    REGION_INTERSECTS,
+				    "pmem's pfn must lie in its persistent memory range (/proc/iomem)");
+}
+
+/* pmem is one range: sector s is s * 512 bytes after sector 0. */
+static void pmem_is_contiguous(struct kunit *test)
+{
+	const struct lab1_dev *d = test->param_value;
+	unsigned long pfn0, pfn;
+	void *kaddr0, *kaddr;
+
+	if (!d->contiguous)
+		kunit_skip(test, "brd's pages are not contiguous");
+	KUNIT_ASSERT_GT(test, lab1_op(test, 0, &kaddr0, &pfn0, PAGE_SIZE), 0L);
+	KUNIT_ASSERT_GT(test, lab1_op(test, 64 * PAGE_SECTORS, &kaddr, &pfn,
+				      PAGE_SIZE), 0L);
+	KUNIT_EXPECT_PTR_EQ(test, kaddr, kaddr0 + 64 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, pfn, pfn0 + 64);
+}
+
+/* The same sector twice: the same memory (brd must not allocate anew). */
+static void same_sector_same_memory(struct kunit *test)
+{
+	unsigned long pfn1, pfn2;
+	void *kaddr1, *kaddr2;
+
+	KUNIT_ASSERT_GT(test, lab1_op(test, 24, &kaddr1, &pfn1, PAGE_SIZE), 0L);
+	KUNIT_ASSERT_GT(test, lab1_op(test, 24, &kaddr2, &pfn2, PAGE_SIZE), 0L);
+	KUNIT_EXPECT_PTR_EQ(test, kaddr1, kaddr2);
+	KUNIT_EXPECT_EQ(test, pfn1, pfn2);
+}
+
+/* bdev_direct_access() refuses what the contract forbids. */
+static void helper_refuses_bad_requests(struct kunit *test)
+{
+	struct block_device *bdev = test->priv;
+	sector_t nr = bdev_nr_sectors(bdev);
+	unsigned long pfn;
+	void *kaddr;
+
+	KUNIT_EXPECT_EQ_MSG(test, bdev_direct_access(bdev, 0, &kaddr, &pfn, 0),
+			    (long)-EINVAL, "size 0");
+	KUNIT_EXPECT_EQ_MSG(test, bdev_direct_access(bdev, 0, &kaddr, &pfn, -4096),
+			    (long)-EINVAL, "a negative size");
+	KUNIT_EXPECT_EQ_MSG(test, bdev_direct_access(bdev, 1, &kaddr, &pfn, 4096),
+			    (long)-EINVAL, "sector 1 is not page aligned");
+	KUNIT_EXPECT_EQ_MSG(test, bdev_direct_access(bdev, nr, &kaddr, &pfn, 4096),
+			    (long)-ERANGE, "the sector just past the end");
+	KUNIT_EXPECT_EQ_MSG(test, bdev_direct_access(bdev, nr + PAGE_SECTORS * 10,
+						     &kaddr, &pfn, 4096),
+			    (long)-ERANGE, "far past the end");
+}
+
+static struct kunit_case lab1_cases[] = {
+	KUNIT_CASE_PARAM(driver_returns_what_is_available, lab1_dev_gen_params),
+	KUNIT_CASE_PARAM(pfn_is_the_page_of_kaddr, lab1_dev_gen_params),
+	KUNIT_CASE_PARAM(pmem_is_contiguous, lab1_dev_gen_params),
+	KUNIT_CASE_PARAM(same_sector_same_memory, lab1_dev_gen_params),
+	KUNIT_CASE_PARAM(helper_refuses_bad_requests, lab1_dev_gen_params),
+	{}
+};
+
+static struct kunit_suite lab1_suite = {
+	.name = "lab1_drivers",
+	.init = lab1_init,
+	.exit = lab1_exit,
+	.test_cases = lab1_cases,
+};
+kunit_test_suite(lab1_suite);
+
+MODULE_DESCRIPTION("DAX lab 1: the direct_access operations of brd and pmem");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,53 @@
+#!/bin/sh
+# The commit of a known state of lab N, made in the kernel tree's object
+# store without touching any working tree:
+#   ref N   lab-base + the reference patches of labs <= N
+#   skel N  lab-base + the reference patches of labs < N + lab N's skeleton
+#   mutant N FILE   the reference of lab N + a mutant (tests/mutants/labN/)
+# Built with a temporary index (git apply --cached), so making it costs
+# seconds and checking it out later rewrites only the files that differ.
+# Prints the commit id.  Usage: variant.sh ref|skel N, variant.sh mutant N FILE
+set -eu
+STEP=variant
+. "$(dirname "$0")/lib.sh"
+need_tree
+kind=$1
+n=$2
+labdir=$(lab_dir "$n")
+case "$kind" in
+ref) patches=$(sh "$ROOT/scripts/series.sh" upto "$n") ;;
+skel) patches="$(sh "$ROOT/scripts/series.sh" before "$n") $(ls "$labdir"/skeleton/*.patch 2>/dev/null || true)" ;;
+mutant)
+	[ -f "${3:-}" ] || die "mutant: no such patch file '${3:-}'"
+	patches="$(sh "$ROOT/scripts/series.sh" upto "$n") $3"
+	kind=mutant-$(basename "$3" .patch)
+	;;
+*) die "unknown variant '$kind' (ref or skel)" ;;
+esac
+
+key=$(printf '%s %s\n' "$kind" "$n" | cat - $patches | sha256sum | cut -d' ' -f1)
+ref="refs/daxlab/$kind-$n"
+keyfile="$KSRC/.git/daxlab-$kind-$n.key"
+if [ -f "$keyfile" ] && [ "$(cat "$keyfile")" = "$key" ] &&
+	c=$(git -C "$KSRC" rev-parse -q --verify "$ref"); then
+	echo "$c"
+	exit 0
+fi
+
+GIT_INDEX_FILE=$(mktemp)
+export GIT_INDEX_FILE
+trap 'rm -f "$GIT_INDEX_FILE"' EXIT
+export GIT_AUTHOR_NAME="DAX lab" GIT_AUTHOR_EMAIL="daxlab@localhost"
+export GIT_COMMITTER_NAME="DAX lab" GIT_COMMITTER_EMAIL="daxlab@localhost"
+git -C "$KSRC" read-tree lab-base
+c=$(git -C "$KSRC" rev-parse "lab-base^{commit}")
+for p in $patches; do
+	git -C "$KSRC" apply --cached "$p" >&2 ||
+		die "${p#$ROOT/} does not apply on lab-base + the patches before it."
+	subject=$(sed -n -e 's/^Subject: \(\[PATCH[^]]*\] \)\{0,1\}//p' \
+		-e 's/^Mutant: /mutant: /p' "$p" | head -n 1)
+	c=$(echo "$subject" | git -C "$KSRC" commit-tree "$(git -C "$KSRC" write-tree)" -p "$c")
+done
+git -C "$KSRC" update-ref "$ref" "$c"
+echo "$key" >"$keyfile"
+echo "$c"
