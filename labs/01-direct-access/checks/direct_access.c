@@ -195,7 +195,7 @@ TEST_F(dev, returns_what_is_available_never_more_than_asked)
 			if (!variant->pmem && want > PAGE)
 				want = PAGE;
 			ASSERT_EQ(0, da_query(self->path, sectors[i], sizes[j], &r));
-			CHECK_THAT(r.ret == want,
+			REQUIRE_THAT(r.ret == want,
 				   EXPECTED("%ld bytes at sector %lld of %s, %ld asked",
 					    want, sectors[i], self->path, sizes[j]),
 				   SEEN("%ld", r.ret),
@@ -213,7 +213,7 @@ TEST_F(dev, pfn_is_the_physical_page_of_the_address)
 
 	ASSERT_EQ(0, da_query(self->path, sector, PAGE, &r));
 	REQUIRE_THAT(r.ret > 0, EXPECTED("a page at sector %lld", sector),
-		     SEEN("ret=%ld", r.ret), HINT("see the errors check first"));
+		     SEEN("ret=%ld", r.ret), HINT("see returns_what_is_available_never_more_than_asked first"));
 	CHECK_THAT(r.pfn << 12 == r.phys,
 		   EXPECTED("pfn %#llx (the page of kaddr)", r.phys >> 12),
 		   SEEN("pfn %#llx", r.pfn),
@@ -238,7 +238,7 @@ TEST_F(dev, bytes_written_at_the_address_are_on_the_device)
 	fill(mine, sizeof(mine), variant->pmem + 1);
 	ASSERT_EQ(0, da_query(self->path, sector, PAGE, &r));
 	REQUIRE_THAT(r.ret == PAGE, EXPECTED("a page at sector %lld", sector),
-		     SEEN("ret=%ld", r.ret), HINT("see the other checks first"));
+		     SEEN("ret=%ld", r.ret), HINT("see returns_what_is_available_never_more_than_asked first"));
 	ASSERT_EQ(0, probe_data(mine, sizeof(mine), 1));
 	ASSERT_EQ(0, dev_io(self->path, sector, back, sizeof(back), 0));
 	CHECK_THAT(!memcmp(mine, back, sizeof(back)),
@@ -259,7 +259,7 @@ TEST_F(dev, bytes_written_to_the_device_are_at_the_address)
 	ASSERT_EQ(0, dev_io(self->path, sector, mine, sizeof(mine), 1));
 	ASSERT_EQ(0, da_query(self->path, sector, PAGE, &r));
 	REQUIRE_THAT(r.ret == PAGE, EXPECTED("a page at sector %lld", sector),
-		     SEEN("ret=%ld", r.ret), HINT("see the other checks first"));
+		     SEEN("ret=%ld", r.ret), HINT("see returns_what_is_available_never_more_than_asked first"));
 	ASSERT_EQ(0, probe_data(back, sizeof(back), 0));
 	CHECK_THAT(!memcmp(mine, back, sizeof(back)),
 		   EXPECTED("bytes written to %s at byte %lld seen at kaddr",
@@ -275,7 +275,7 @@ TEST_F(dev, the_same_sector_twice_is_the_same_memory)
 	ASSERT_EQ(0, da_query(self->path, 8 * 50, PAGE, &a));
 	ASSERT_EQ(0, da_query(self->path, 8 * 50, PAGE, &b));
 	REQUIRE_THAT(a.ret > 0, EXPECTED("a page"), SEEN("ret=%ld", a.ret),
-		     HINT("see the other checks first"));
+		     HINT("see returns_what_is_available_never_more_than_asked first"));
 	CHECK_THAT(a.kaddr == b.kaddr && a.pfn == b.pfn,
 		   EXPECTED("kaddr %#llx pfn %#llx again", a.kaddr, a.pfn),
 		   SEEN("kaddr %#llx pfn %#llx", b.kaddr, b.pfn),
