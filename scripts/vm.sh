@@ -33,7 +33,11 @@ sh "$ROOT/scripts/tree.sh"
 variant=
 [ -n "${REF:-}" ] && [ "${REF}" != 0 ] && variant=ref
 [ -n "${SKEL:-}" ] && [ "${SKEL}" != 0 ] && variant=skel
-[ -n "${MUTANT:-}" ] && variant=mutant
+if [ -n "${MUTANT:-}" ]; then
+	[ -f "$MUTANT" ] || die "MUTANT=$MUTANT: no such file."
+	MUTANT=$(cd "$(dirname "$MUTANT")" && pwd)/$(basename "$MUTANT")
+	variant=mutant
+fi
 logname=lab$lab
 if [ -n "$variant" ]; then
 	commit=$(sh "$ROOT/scripts/variant.sh" "$variant" "$lab" ${MUTANT:+"$MUTANT"})

@@ -6,6 +6,7 @@
  * /dev/pmem0; the partition is checked from user space (direct_access.c).
  */
 #include <kunit/test.h>
+#include <linux/badblocks.h>
 #include <linux/blkdev.h>
 #include <linux/ioport.h>
 #include <linux/mm.h>
@@ -160,12 +161,44 @@ static void helper_refuses_bad_requests(struct kunit *test)
 			    (long)-ERANGE, "far past the end");
 }
 
+/*
+ * pmem refuses memory with known bad blocks: a load from poisoned memory is
+ * fatal, while the bio path reports an error.  The bad range is marked on
+ * the disk's own list for the length of the case, then cleared again.
+ */
+static void pmem_refuses_bad_blocks(struct kunit *test)
+{
+	const struct lab1_dev *d = test->param_value;
+	struct block_device *bdev = test->priv;
+	struct badblocks *bb = bdev->bd_disk->bb;
+	const sector_t bad = 100 * PAGE_SECTORS;
+	unsigned long pfn;
+	void *kaddr;
+	long ret_on, ret_before, ret_after;
+
+	if (!d->contiguous || !bb)
+		kunit_skip(test, "only pmem keeps a list of bad blocks");
+	ret_before = lab1_op(test, bad - PAGE_SECTORS, &kaddr, &pfn, PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, 0, badblocks_set(bb, bad, PAGE_SECTORS, 1));
+	ret_on = lab1_op(test, bad, &kaddr, &pfn, PAGE_SIZE);
+	ret_after = lab1_op(test, bad - PAGE_SECTORS, &kaddr, &pfn, 2 * PAGE_SIZE);
+	badblocks_clear(bb, bad, PAGE_SECTORS);
+
+	KUNIT_EXPECT_EQ_MSG(test, ret_before, (long)PAGE_SIZE,
+			    "the page before the bad one, with no bad blocks");
+	KUNIT_EXPECT_EQ_MSG(test, ret_on, (long)-EIO,
+			    "a page marked bad: -EIO (see badblocks_check())");
+	KUNIT_EXPECT_EQ_MSG(test, ret_after, (long)-EIO,
+			    "two pages, the second marked bad: -EIO");
+}
+
 static struct kunit_case lab1_cases[] = {
 	KUNIT_CASE_PARAM(driver_returns_what_is_available, lab1_dev_gen_params),
 	KUNIT_CASE_PARAM(pfn_is_the_page_of_kaddr, lab1_dev_gen_params),
 	KUNIT_CASE_PARAM(pmem_is_contiguous, lab1_dev_gen_params),
 	KUNIT_CASE_PARAM(same_sector_same_memory, lab1_dev_gen_params),
 	KUNIT_CASE_PARAM(helper_refuses_bad_requests, lab1_dev_gen_params),
+	KUNIT_CASE_PARAM(pmem_refuses_bad_blocks, lab1_dev_gen_params),
 	{}
 };
 
