@@ -76,3 +76,20 @@ current_lab() {
 	*) echo 0 ;;
 	esac
 }
+
+# Result lines of the project's own proofs (prove-labs, mutants): TAP-like
+# "ok - ..." / "not ok - ...", counted, and a closing count.
+passed=0
+failed=0
+ok() {
+	echo "ok - $*"
+	passed=$((passed + 1))
+}
+not_ok() {
+	echo "not ok - $*"
+	failed=$((failed + 1))
+}
+summary() {	# what
+	echo "$1: $passed passed, $failed failed"
+	[ "$failed" = 0 ]
+}

@@ -7,8 +7,6 @@ set -u
 STEP=mutants
 . "$(dirname "$0")/lib.sh"
 labs=${*:-$(ls -d "$ROOT"/tests/mutants/lab* 2>/dev/null | sed 's/.*lab//')}
-passed=0
-failed=0
 for n in $labs; do
 	for m in "$ROOT"/tests/mutants/lab"$n"/*.patch; do
 		[ -f "$m" ] || continue
@@ -22,14 +20,11 @@ for n in $labs; do
 				if (index(name, p) == 1) print name
 			}' "$report" 2>/dev/null)
 		if [ -n "$caught" ]; then
-			echo "ok - lab $n mutant $name: caught by $(echo "$caught" | head -n 3 | tr '\n' ' ')$([ "$(echo "$caught" | wc -l)" -gt 3 ] && echo "...")"
-			passed=$((passed + 1))
+			ok "lab $n mutant $name: caught by $(echo "$caught" | head -n 3 | tr '\n' ' ')$([ "$(echo "$caught" | wc -l)" -gt 3 ] && echo "...")"
 		else
-			echo "not ok - lab $n mutant $name: no check of lab $n failed (log: ${log#$ROOT/})"
+			not_ok "lab $n mutant $name: no check of lab $n failed (log: ${log#$ROOT/})"
 			grep -E 'error' "$log" | head -n 5 | sed 's/^/    /'
-			failed=$((failed + 1))
 		fi
 	done
 done
-echo "mutants: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+summary mutants

@@ -9,8 +9,6 @@ set -u
 STEP=prove-labs
 . "$(dirname "$0")/lib.sh"
 labs=${*:-$(list_labs | cut -d' ' -f1)}
-passed=0
-failed=0
 
 # judge REPORT N skel: say how the skeleton did; 0 if as it must be
 judge() {
@@ -51,26 +49,21 @@ for n in $labs; do
 			rc=$?
 			report="$LOGS/ref-lab$n/report.txt"
 			if [ "$rc" = 0 ] && [ -f "$report" ]; then
-				echo "ok - lab $n reference: $(tail -n 1 "$report")"
-				passed=$((passed + 1))
+				ok "lab $n reference: $(tail -n 1 "$report")"
 			else
-				echo "not ok - lab $n reference: every check must pass (log: ${log#$ROOT/}):"
+				not_ok "lab $n reference: every check must pass (log: ${log#$ROOT/}):"
 				grep -E '^(FAIL|NOT RUN) |error' "$log" | head -n 20 | sed 's/^/    /'
-				failed=$((failed + 1))
 			fi
 		else
 			SKEL=1 REF= sh "$ROOT/scripts/vm.sh" check "$n" >"$log" 2>&1
 			report="$LOGS/skel-lab$n/report.txt"
 			if [ -f "$report" ] && why=$(judge "$report" "$n" skel); then
-				echo "ok - lab $n skeleton: $why"
-				passed=$((passed + 1))
+				ok "lab $n skeleton: $why"
 			else
-				echo "not ok - lab $n skeleton (log: ${log#$ROOT/}): ${why:-no report}"
+				not_ok "lab $n skeleton (log: ${log#$ROOT/}): ${why:-no report}"
 				[ -f "$report" ] || tail -n 15 "$log" | sed 's/^/    /'
-				failed=$((failed + 1))
 			fi
 		fi
 	done
 done
-echo "lab proofs: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+summary "lab proofs"
