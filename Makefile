@@ -17,10 +17,16 @@ ifneq ($(filter check-lab lab vm vm-run,$(firstword $(MAKECMDGOALS))),)
   endif
 endif
 
+# CMD is a shell command for the VM: keep its "$" for that shell (make
+# would expand $HOME or $d when it exports the variable).
+ifdef CMD
+  override CMD := $(value CMD)
+endif
+
 # Variables the scripts read: N T V CMD FILES ACCEL BOOT_TIMEOUT CHECK_TIMEOUT
-# APPEND INSTRUCTOR REF SKEL
+# APPEND INSTRUCTOR REF SKEL NVDIMM
 export T V CMD FILES ACCEL BOOT_TIMEOUT CHECK_TIMEOUT APPEND INSTRUCTOR \
-	REF SKEL
+	REF SKEL NVDIMM
 
 .PHONY: help check-lab lab vm vm-run test test-runner mutants docs deps tree \
 	kernel kvm-probe clean distclean

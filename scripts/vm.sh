@@ -79,6 +79,7 @@ set -- --build "$BUILD" --kobj "$KOBJ" --accel "$accel" \
 	--initrd "$base" --initrd "$checks/checks-$lab.cpio"
 [ -n "${V:-}" ] && [ "${V:-0}" != 0 ] && set -- "$@" --verbose
 [ -n "${APPEND:-}" ] && set -- "$@" --append "$APPEND"
+[ -n "${NVDIMM:-}" ] && set -- "$@" --nvdimm "$NVDIMM"
 case "$mode" in
 check)
 	# A report left from an earlier run must not pass for this one's.

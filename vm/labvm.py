@@ -38,6 +38,7 @@ MEM_MIB = 1536               # pmem0 is carved out of this, below its end
 PMEM_START_MIB = 1024        # memmap=SIZE!START: guest RAM turned into pmem0
 PMEM_MIB = 256
 RAM0_MIB = 64                # brd: /dev/ram0
+NVDIMM_MIB = 256             # NVDIMM=file: a new file's size
 MIN_QEMU = (5, 0)            # nvdimm, memory-backend-file, -nodefaults
 
 
@@ -741,6 +742,7 @@ def run_vm(args, mode):
         LABVM_CHECK_TIMEOUT=args.check_timeout,
         LABVM_PMEM_BYTES=PMEM_MIB << 20, LABVM_RAM_BYTES=RAM0_MIB << 20,
         LABVM_CMD=getattr(args, "cmd", "") or "",
+        LABVM_NVDIMM="1" if args.nvdimm else "",
     )
     banner = kernel_banner(os.path.join(kobj, "vmlinux"))
     runcpio = make_run_cpio(gen, os.path.join(logdir, "run"), conf, banner,
@@ -756,10 +758,28 @@ def run_vm(args, mode):
     for p in (console_path, results_path):
         if os.path.exists(p):
             os.unlink(p)
+    machine, mem = "pc", "%dM" % MEM_MIB
+    nvdimm = []
+    if args.nvdimm:
+        # A file-backed emulated NVDIMM, described to the guest by an ACPI
+        # NFIT: its contents survive the VM, unlike memmap= pmem.
+        path = os.path.abspath(args.nvdimm)
+        if not os.path.exists(path):
+            with open(path, "wb") as f:
+                f.truncate(NVDIMM_MIB << 20)
+        size = os.path.getsize(path)
+        if size % (2 << 20) or size < (16 << 20):
+            die("NVDIMM=%s: the file must be a multiple of 2 MiB, at least 16 MiB"
+                " (it is %d bytes)" % (args.nvdimm, size))
+        machine = "pc,nvdimm=on"
+        mem = "%dM,slots=2,maxmem=%dM" % (MEM_MIB, MEM_MIB + (size >> 20) + 1024)
+        nvdimm = ["-object", "memory-backend-file,id=nvmem0,share=on,mem-path=%s,"
+                  "size=%d" % (path, size),
+                  "-device", "nvdimm,id=nvdimm0,memdev=nvmem0"]
     cmd = [qemu, "-nodefaults", "-no-user-config", "-display", "none",
-           "-machine", "pc", "-accel", accel,
+           "-machine", machine, "-accel", accel,
            "-cpu", "host" if accel == "kvm" else "max",
-           "-smp", str(CPUS), "-m", "%dM" % MEM_MIB,
+           "-smp", str(CPUS), "-m", mem] + nvdimm + [
            "-kernel", kernel, "-initrd", initrd,
            "-append", kernel_cmdline(args.append or ""),
            "-no-reboot", "-nic", "none"]
@@ -914,6 +934,7 @@ def main():
     ap.add_argument("--append", default="")
     ap.add_argument("--cmd")
     ap.add_argument("--files")
+    ap.add_argument("--nvdimm", help="a file backing an emulated NVDIMM")
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--quiet", action="store_true")
     # parse mode: a recorded run
