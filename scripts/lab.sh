@@ -49,6 +49,8 @@ for p in $skeleton; do
 	git -c user.name="DAX lab" -c user.email="daxlab@localhost" \
 		am -q --keep-cr "$p" || fail "skeleton patch ${p#$ROOT/} does not apply."
 done
+# The starting point, for the student's submission (format-patch labN-start..)
+git tag -f "lab$lab-start" >/dev/null
 info "created branch lab$lab: lab base + $(echo "$patches" | grep -c . || true)" \
 	"reference patch(es) + $(echo "$skeleton" | grep -c . || true) skeleton patch(es)"
 info "your work goes in build/linux; commit as you go, then: make check-lab $lab"

@@ -36,6 +36,6 @@ part host-scripts sh "$ROOT/tests/host/run.sh"
 part labs sh "$ROOT/scripts/prove-labs.sh"
 part mutants sh "$ROOT/scripts/mutants.sh"
 part checkpatch sh "$ROOT/scripts/checkpatch.sh"
-part docs sh "$ROOT/scripts/docs.sh"
+part docs sh "$ROOT/tests/docs/run.sh"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -115,6 +115,8 @@ expect "make lab 1 creates the branch from the series and the skeleton" 0 \
 	env ROOT="$proj" KSRC="$k" sh "$proj/scripts/lab.sh" 1
 expect "branch lab1 holds the reference and the skeleton" 0 'lab1: skeleton' -- \
 	git -C "$k" log --oneline lab1
+expect "its starting point is tagged lab1-start" 0 'lab1-start' -- \
+	git -C "$k" log --oneline --decorate -1 lab1
 expect "make lab 0 goes back to the student's branch" 0 'switched to branch lab0' -- \
 	env ROOT="$proj" KSRC="$k" sh "$proj/scripts/lab.sh" 0
 cat >"$proj/kernel-patches/0002-broken.patch" <<'X'
