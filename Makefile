@@ -24,11 +24,11 @@ ifdef CMD
 endif
 
 # Variables the scripts read: N T V CMD FILES ACCEL BOOT_TIMEOUT CHECK_TIMEOUT
-# APPEND INSTRUCTOR REF SKEL NVDIMM
+# APPEND INSTRUCTOR REF SKEL NVDIMM PATCH BRANCH SUBMISSIONS
 export T V CMD FILES ACCEL BOOT_TIMEOUT CHECK_TIMEOUT APPEND INSTRUCTOR \
-	REF SKEL NVDIMM
+	REF SKEL NVDIMM PATCH BRANCH SUBMISSIONS
 
-.PHONY: help check-lab lab vm vm-run test test-runner mutants docs deps tree \
+.PHONY: help check-lab lab vm vm-run test test-runner mutants grade docs deps tree \
 	kernel kvm-probe clean distclean
 
 help:
@@ -42,6 +42,8 @@ help:
 	@echo "  make check-lab N REF=1    the same on the reference (SKEL=1: the skeleton)"
 	@echo "  make test            prove the project (runner, labs, mutants, docs)"
 	@echo "  make mutants         each planted bug must fail some check of its lab"
+	@echo "  make check-lab N PATCH=file   a student's patches on the lab-N skeleton"
+	@echo "  make grade [SUBMISSIONS=dir]  every lab (or submission): table, TAP, JUnit"
 	@echo "  make docs            the documentation site, in build/docs"
 	@echo "                       (INSTRUCTOR=1: with the solutions/ notes)"
 	@echo "  make kvm-probe       see whether KVM works here (TCG otherwise)"
@@ -82,6 +84,9 @@ test-runner:
 
 mutants:
 	@sh scripts/mutants.sh
+
+grade:
+	@sh scripts/grade.sh
 
 docs:
 	@sh scripts/docs.sh

@@ -5,8 +5,10 @@
 #  3. every lab end to end: the reference passes its checks and those of
 #     the labs before; the skeleton fails its own and passes the others
 #  4. every mutant (tests/mutants/) fails some check of its lab
-#  5. the reference series and the skeletons are checkpatch-clean
-#  6. the docs build with warnings as errors
+#  5. make grade gives a passing, a stale and a straying submission each
+#     its verdict
+#  6. the reference series and the skeletons are checkpatch-clean
+#  7. the docs build with warnings as errors and load in Chromium
 # Prints one line per part and "N passed, N failed"; exits non-zero on any
 # failure.
 set -u
@@ -35,6 +37,7 @@ part runner sh "$ROOT/tests/runner/run.sh"
 part host-scripts sh "$ROOT/tests/host/run.sh"
 part labs sh "$ROOT/scripts/prove-labs.sh"
 part mutants sh "$ROOT/scripts/mutants.sh"
+part grading sh "$ROOT/tests/submissions/run.sh"
 part checkpatch sh "$ROOT/scripts/checkpatch.sh"
 part docs sh "$ROOT/tests/docs/run.sh"
 echo "$passed passed, $failed failed"

@@ -4,9 +4,11 @@
 #   ref N   lab-base + the reference patches of labs <= N
 #   skel N  lab-base + the reference patches of labs < N + lab N's skeleton
 #   mutant N FILE   the reference of lab N + a mutant (tests/mutants/labN/)
+#   submission N FILE   lab N's skeleton + a student's patch or mbox
 # Built with a temporary index (git apply --cached), so making it costs
 # seconds and checking it out later rewrites only the files that differ.
-# Prints the commit id.  Usage: variant.sh ref|skel N, variant.sh mutant N FILE
+# Prints the commit id.  Usage: variant.sh ref|skel N,
+#                               variant.sh mutant|submission N FILE
 set -eu
 STEP=variant
 . "$(dirname "$0")/lib.sh"
@@ -21,6 +23,10 @@ mutant)
 	[ -f "${3:-}" ] || die "mutant: no such patch file '${3:-}'"
 	patches="$(sh "$ROOT/scripts/series.sh" upto "$n") $3"
 	kind=mutant-$(basename "$3" .patch)
+	;;
+submission)
+	[ -f "${3:-}" ] || die "PATCH=${3:-}: no such file."
+	patches="$(sh "$ROOT/scripts/series.sh" before "$n") $(ls "$labdir"/skeleton/*.patch 2>/dev/null || true) $3"
 	;;
 *) die "unknown variant '$kind' (ref or skel)" ;;
 esac
@@ -42,8 +48,12 @@ export GIT_COMMITTER_NAME="DAX lab" GIT_COMMITTER_EMAIL="daxlab@localhost"
 git -C "$KSRC" read-tree lab-base
 c=$(git -C "$KSRC" rev-parse "lab-base^{commit}")
 for p in $patches; do
-	git -C "$KSRC" apply --cached "$p" >&2 ||
+	if ! git -C "$KSRC" apply --cached "$p" >&2; then
+		[ "$kind" = submission ] &&
+			die "the submission ${p#$ROOT/} does not apply to the skeleton of lab $n." \
+				"It must be made against labN-start: git format-patch lab$n-start..lab$n"
 		die "${p#$ROOT/} does not apply on lab-base + the patches before it."
+	fi
 	subject=$(sed -n -e 's/^Subject: \(\[PATCH[^]]*\] \)\{0,1\}//p' \
 		-e 's/^Mutant: /mutant: /p' "$p" | head -n 1)
 	c=$(echo "$subject" | git -C "$KSRC" commit-tree "$(git -C "$KSRC" write-tree)" -p "$c")

@@ -26,22 +26,42 @@ sh "$ROOT/scripts/deps.sh" core
 sh "$ROOT/scripts/tree.sh"
 
 # REF=1 / SKEL=1: check the reference (or the skeleton) of lab N in a
-# scratch worktree, build/grade/linux, built in build/grade/obj.  The
+# scratch worktree, build/grade/linux, built in build/grade/obj; likewise
+# MUTANT=file (the reference + a mutant), PATCH=file (the skeleton + a
+# student's patches) and BRANCH=labN (a branch of the student's tree).  The
 # student's tree and build are not touched.  The paths mirror build/linux
 # and build/obj, so the compiler command lines are the same and ccache
 # serves one build from the other.
 variant=
 [ -n "${REF:-}" ] && [ "${REF}" != 0 ] && variant=ref
 [ -n "${SKEL:-}" ] && [ "${SKEL}" != 0 ] && variant=skel
+file=
 if [ -n "${MUTANT:-}" ]; then
-	[ -f "$MUTANT" ] || die "MUTANT=$MUTANT: no such file."
-	MUTANT=$(cd "$(dirname "$MUTANT")" && pwd)/$(basename "$MUTANT")
 	variant=mutant
+	file=$MUTANT
 fi
+if [ -n "${PATCH:-}" ]; then
+	# untrusted: refused before anything is built if it strays
+	sh "$ROOT/scripts/allowlist.sh" "$lab" "$PATCH"
+	variant=submission
+	file=$PATCH
+fi
+if [ -n "$file" ]; then
+	[ -f "$file" ] || die "$file: no such file."
+	file=$(cd "$(dirname "$file")" && pwd)/$(basename "$file")
+fi
+[ -n "${BRANCH:-}" ] && variant=branch
 logname=lab$lab
 if [ -n "$variant" ]; then
-	commit=$(sh "$ROOT/scripts/variant.sh" "$variant" "$lab" ${MUTANT:+"$MUTANT"})
-	[ "$variant" = mutant ] && variant=mutant-$(basename "$MUTANT" .patch)
+	if [ "$variant" = branch ]; then
+		commit=$(git -C "$KSRC" rev-parse -q --verify "refs/heads/$BRANCH") ||
+			die "the kernel tree has no branch $BRANCH."
+		variant=branch-$BRANCH
+	else
+		commit=$(sh "$ROOT/scripts/variant.sh" "$variant" "$lab" ${file:+"$file"})
+	fi
+	[ "$variant" = mutant ] && variant=mutant-$(basename "$file" .patch)
+	[ "$variant" = submission ] && variant=${SUBMISSION_NAME:-submission}
 	wt="$BUILD/grade/linux"
 	if [ ! -d "$wt" ]; then
 		info "making the scratch worktree ${wt#$ROOT/} ..."

@@ -550,6 +550,45 @@ def report(checks, out, pattern=None):
     return failed
 
 
+def write_tap(checks, path):
+    """The verdicts as TAP, for CI servers and graders."""
+    with open(path, "w") as f:
+        f.write("TAP version 13\n1..%d\n" % len(checks))
+        for i, c in enumerate(checks, 1):
+            ok = c.verdict in ("PASS", "SKIP")
+            f.write("%s %d - %s%s\n" % ("ok" if ok else "not ok", i, c.name,
+                                        " # SKIP" if c.verdict == "SKIP" else ""))
+            for d in c.detail if not ok or c.verdict == "SKIP" else []:
+                f.write("# %s\n" % d)
+
+
+def write_junit(checks, path, suite_name):
+    """The verdicts as JUnit XML (GitLab, GitHub Actions, Classroom)."""
+    from xml.sax.saxutils import escape, quoteattr
+    failures = sum(c.verdict in ("FAIL", "NOT RUN") for c in checks)
+    skipped = sum(c.verdict == "SKIP" for c in checks)
+    with open(path, "w") as f:
+        f.write('<?xml version="1.0" encoding="UTF-8"?>\n')
+        f.write('<testsuites><testsuite name=%s tests="%d" failures="%d" '
+                'skipped="%d">\n' % (quoteattr(suite_name), len(checks),
+                                      failures, skipped))
+        for c in checks:
+            cls, _, name = c.name.rpartition(".")
+            f.write('  <testcase classname=%s name=%s time="%.1f">' % (
+                quoteattr(cls or suite_name), quoteattr(name), c.elapsed or 0))
+            text = escape("\n".join(c.detail))
+            if c.verdict == "FAIL":
+                f.write('<failure message=%s>%s</failure>' % (
+                    quoteattr(c.detail[0] if c.detail else "failed"), text))
+            elif c.verdict == "NOT RUN":
+                f.write('<error message=%s>%s</error>' % (
+                    quoteattr(c.detail[0] if c.detail else "not run"), text))
+            elif c.verdict == "SKIP":
+                f.write('<skipped/>')
+            f.write('</testcase>\n')
+        f.write('</testsuite></testsuites>\n')
+
+
 # ------------------------------------------------------------ QEMU and cpio
 def die(msg, *more, code=1):
     sys.stderr.write("labvm: error: %s\n" % msg)
@@ -885,6 +924,9 @@ def run_vm(args, mode):
                              console_text, nonce, end, args.filter, limits)
     with open(os.path.join(logdir, "report.txt"), "w") as f:
         report(checks, f)
+    write_tap(checks, os.path.join(logdir, "report.tap"))
+    write_junit(checks, os.path.join(logdir, "report.xml"),
+                os.path.basename(os.path.normpath(logdir)))
     matched = [c for c in checks if c.name != "boot"]
     if args.filter and not matched:
         report(checks, sys.stdout)
