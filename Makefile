@@ -48,6 +48,7 @@ help:
 	@echo "                       (INSTRUCTOR=1: with the solutions/ notes)"
 	@echo "  make kvm-probe       see whether KVM works here (TCG otherwise)"
 	@echo "  make clean           remove build outputs (keeps build/linux)"
+	@echo "  make distclean       remove build/ entirely, after asking"
 	@echo "The labs:"
 	@sh scripts/labs.sh
 

@@ -150,5 +150,15 @@ else
 	pass=$((pass + 1))
 fi
 
+expect "make distclean never deletes without asking" 1 'without a terminal' -- \
+	env KSRC="$k" BUILD="$scratch/b2" sh -c 'mkdir -p "$BUILD" && sh scripts/distclean.sh </dev/null'
+if [ -d "$k/.git" ]; then
+	echo "ok - and the tree is still there"
+	pass=$((pass + 1))
+else
+	echo "not ok - and the tree is still there"
+	fail=$((fail + 1))
+fi
+
 echo "host script tests: $pass passed, $fail failed"
 [ "$fail" = 0 ]
