@@ -116,11 +116,9 @@ def glob_or_substring(pattern, name):
 
 
 def parse_console(text, nonce):
-    """Split the console log into marker events and splats.
+    """Find the kernel splats in the console log, and whose they are.
 
-    Returns (events, splats, ready_index):
-      events: list of (line_no, verb, arg) from "labvm: NONCE VERB ARG"
-      splats: list of dict(kind, line, owner, excerpt)
+    Returns the splats: a list of dict(kind, line, owner, excerpt).
     The owner of a splat is the check that was running: "boot" before
     /init started, "SUITE.CASE" inside a case, "SUITE" between cases or in a
     KUnit suite, "between checks" after a suite ended.
@@ -130,14 +128,12 @@ def parse_console(text, nonce):
     owner = "boot"
     suite = None
     splats = []
-    events = []
     i = 0
     while i < len(lines):
         ln = lines[i]
         m = marker.search(ln) if nonce else None
         if m:
             verb, arg = m.group(1), m.group(2)
-            events.append((i, verb, arg))
             if verb == "READY":
                 owner = "between checks"
             elif verb == "BEGIN":
@@ -172,7 +168,7 @@ def parse_console(text, nonce):
             i = end
             continue
         i += 1
-    return events, splats
+    return splats
 
 
 def console_segments(text, nonce):
@@ -211,39 +207,38 @@ class Suite:
         self.lines = []            # (time or None, text)
 
 
-def parse_results(lines, nonce):
-    """lines: list of (time, text) from the results channel.
+class Results:
+    """What the results channel said."""
 
-    Returns (ready, done, suites_by_name, order, other_lines).
-    """
+    def __init__(self):
+        self.ready = False          # /init started
+        self.done = False           # /init finished every suite
+        self.ready_uptime = None    # the guest's uptime when /init started
+        self.preflight = []         # what /init found wrong with the VM
+        self.suites = {}            # name -> Suite
+
+
+def parse_results(lines, nonce):
+    """lines: list of (time, text) from the results channel."""
     proto = re.compile(r"^@@%s (\w+) ?(.*)$" % re.escape(nonce))
-    suites_ready_uptime[0] = None
-    del preflight_problems[:]
-    suites = {}
-    order = []
-    ready = done = False
+    r = Results()
     current = None
-    other = []
     for t, text in lines:
         m = proto.match(text)
         if not m:
             if current:
                 current.lines.append((t, text))
-            else:
-                other.append((t, text))
             continue
         verb, rest = m.group(1), m.group(2).split()
         if verb == "READY":
-            ready = True
+            r.ready = True
             up = re.match(r"uptime=([\d.]+)", " ".join(rest))
             if up:
-                suites_ready_uptime[0] = float(up.group(1))
+                r.ready_uptime = float(up.group(1))
         elif verb == "BEGIN" and rest:
             current = Suite(rest[0], rest[1] if len(rest) > 1 else "prog")
             current.began = True
-            current.t0 = t
-            suites[current.name] = current
-            order.append(current.name)
+            r.suites[current.name] = current
         elif verb == "END" and rest and current and rest[0] == current.name:
             kv = dict(x.split("=", 1) for x in rest[1:] if "=" in x)
             current.ended = True
@@ -252,14 +247,12 @@ def parse_results(lines, nonce):
                 current.seconds = int(kv["cs"]) / 100.0
             current = None
         elif verb == "DONE":
-            done = True
+            r.done = True
         elif verb == "PREFLIGHT":
-            preflight_problems.append(" ".join(rest))
-    return ready, done, suites, order, other
+            r.preflight.append(" ".join(rest))
+    return r
 
 
-suites_ready_uptime = [None]     # the guest's uptime when /init started
-preflight_problems = []          # what /init found wrong with the VM
 TAP_RESULT = re.compile(r"^(ok|not ok) (\d+) ?(.*)$")
 KTAP_CASE = re.compile(r"^\s+(ok|not ok) (\d+) (\S+)(.*)$")
 
@@ -406,9 +399,9 @@ def verdicts(planned, results_lines, console_text, nonce, end, pattern,
     end: how the run ended: "done", "exited", "boot-timeout",
          "check-timeout", "stall-timeout"
     """
-    ready, done, suites, order, other = parse_results(results_lines, nonce)
-    limits = dict(limits, boot_seconds=suites_ready_uptime[0])
-    events, splats = parse_console(console_text, nonce)
+    res = parse_results(results_lines, nonce)
+    ready, suites = res.ready, res.suites
+    splats = parse_console(console_text, nonce)
     segments = console_segments(console_text, nonce)
     panicked = [s for s in splats if "panic" in s["kind"]]
 
@@ -442,13 +435,13 @@ def verdicts(planned, results_lines, console_text, nonce, end, pattern,
     checks = []
     # The boot itself is a check: the kernel reached /init without a splat.
     boot_splats = [s for s in splats if s["owner"] == "boot"]
-    if ready and not boot_splats and not preflight_problems:
-        checks.append(Check("boot", "PASS", limits.get("boot_seconds")))
+    if ready and not boot_splats and not res.preflight:
+        checks.append(Check("boot", "PASS", res.ready_uptime))
     else:
         detail = []
-        if preflight_problems:
+        if res.preflight:
             detail += ["the VM is not what the labs need:"]
-            detail += ["  " + p for p in preflight_problems]
+            detail += ["  " + p for p in res.preflight]
             detail += ["hint: the kernel needs CONFIG_BLK_DEV_PMEM, "
                        "CONFIG_X86_PMEM_LEGACY and CONFIG_BLK_DEV_RAM (vm/lab.config);"
                        " the sizes come from memmap= and brd.rd_size= (vm/labvm.py)"]
@@ -512,7 +505,7 @@ def verdicts(planned, results_lines, console_text, nonce, end, pattern,
         for s in rest:
             c.detail += splat_detail(s)
         checks.append(c)
-    return checks, other
+    return checks
 
 
 def splat_detail(s):
@@ -920,7 +913,7 @@ def run_vm(args, mode):
         return 130
     if mode == "run":
         return run_verdict(reader, console_text, nonce, end, limits, logdir)
-    checks, other = verdicts([(n, k) for n, k, _ in planned], reader.lines,
+    checks = verdicts([(n, k) for n, k, _ in planned], reader.lines,
                              console_text, nonce, end, args.filter, limits)
     with open(os.path.join(logdir, "report.txt"), "w") as f:
         report(checks, f)
@@ -939,15 +932,15 @@ def run_vm(args, mode):
 
 
 def run_verdict(reader, console_text, nonce, end, limits, logdir):
-    ready, done, suites, order, other = parse_results(reader.lines, nonce)
-    events, splats = parse_console(console_text, nonce)
+    res = parse_results(reader.lines, nonce)
+    splats = parse_console(console_text, nonce)
     for s in splats:
         sys.stderr.write("labvm: the kernel printed a %s while %s:\n" % (
             s["kind"], "your command ran" if s["owner"] == "run" else s["owner"]))
         for x in s["excerpt"][:EXCERPT_LINES]:
             sys.stderr.write("    %s\n" % x)
-    run = suites.get("run")
-    if not ready:
+    run = res.suites.get("run")
+    if not res.ready:
         sys.stderr.write("labvm: the VM did not boot (%s); see %s/console.log\n"
                          % (end, logdir))
         return 125
@@ -1012,7 +1005,7 @@ def parse_mode(args):
             if line.strip():
                 n, k = line.strip().split(":")[:2]
                 planned.append((n, k))
-    checks, _ = verdicts(planned, results, console_text, args.nonce, args.end,
+    checks = verdicts(planned, results, console_text, args.nonce, args.end,
                          args.filter, dict(boot=args.boot_timeout,
                                            check=args.check_timeout))
     failed = report(checks, sys.stdout)
