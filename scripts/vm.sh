@@ -32,6 +32,12 @@ sh "$ROOT/scripts/tree.sh"
 # student's tree and build are not touched.  The paths mirror build/linux
 # and build/obj, so the compiler command lines are the same and ccache
 # serves one build from the other.
+asked=0
+for v in "${REF:-}" "${SKEL:-}" "${MUTANT:-}" "${PATCH:-}" "${BRANCH:-}"; do
+	[ -n "$v" ] && [ "$v" != 0 ] && asked=$((asked + 1))
+done
+[ "$asked" -le 1 ] || die "REF=, SKEL=, MUTANT=, PATCH= and BRANCH= each choose what" \
+	"to check: give one of them."
 variant=
 [ -n "${REF:-}" ] && [ "${REF}" != 0 ] && variant=ref
 [ -n "${SKEL:-}" ] && [ "${SKEL}" != 0 ] && variant=skel

@@ -41,6 +41,11 @@ expect "vm-run with a FILES that is no directory" '!0' "is not a directory" -- \
 expect "a zero time limit is refused" '!0' 'positive number' -- \
 	python3 vm/labvm.py run --cmd true --boot-timeout 0
 
+expect "REF=1 and PATCH= together are refused" '!0' 'give one of them' -- \
+	make -s check-lab 1 REF=1 PATCH=/dev/null
+expect "a PATCH= that is not a patch is refused" '!0' 'is not a patch' -- \
+	make -s check-lab 1 PATCH=README.md
+
 # Missing packages as a normal user: the exact command, nothing installed.
 mkdir -p "$scratch/bin"
 cat >"$scratch/bin/id" <<'X'
