@@ -177,7 +177,7 @@ def console_segments(text, nonce):
     log, line by line; a crash leaves the segment open to the end)."""
     lines = text.replace("\r", "").split("\n")
     marker = re.compile(r"labvm: %s (BEGIN|END) (\S+)" % re.escape(nonce))
-    ts = re.compile(r"^\[\s*\d+\.\d+\] ")
+    ts = re.compile(r"^\[\s*(\d+\.\d+)\] ")
     segs = {}
     cur = None
     for ln in lines:
@@ -188,7 +188,8 @@ def console_segments(text, nonce):
                 segs[cur] = []
             continue
         if cur is not None:
-            segs[cur].append((None, ts.sub("", ln)))
+            t = ts.match(ln)
+            segs[cur].append((float(t.group(1)) if t else None, ts.sub("", ln)))
     return segs
 
 
@@ -354,35 +355,37 @@ def kunit_checks(suite, why_stopped, pattern):
     checks = []
     ksuite = None
     diag = []
-    t0 = getattr(suite, "t0", None)
+    t_prev = None       # printk time of the previous case's end
     for t, text in suite.lines:
         m = re.match(r"^\s+# Subtest: (\S+)$", text)
         if m and text.startswith("    ") and not text.startswith("        "):
             ksuite = m.group(1)
             diag = []
+            t_prev = t
             continue
         m = KTAP_CASE.match(text)
         if m and ksuite and text.startswith("    ") and not text.startswith("        "):
             name = "%s.%s" % (ksuite, m.group(3))
             skip = "# SKIP" in m.group(4)
             verdict = "SKIP" if skip else "PASS" if m.group(1) == "ok" else "FAIL"
-            if glob_or_substring(pattern, name):
+            # T= matches the case's name, or the module's (like a program's
+            # suite name): "T=lab1_kunit" runs all of that module
+            if glob_or_substring(pattern, name) or \
+                    glob_or_substring(pattern, suite.name + "." + name):
                 detail = [x.strip() for x in diag if x.strip()]
                 if len(detail) > KUNIT_DETAIL_LINES:
                     detail = detail[:KUNIT_DETAIL_LINES] + [
                         "... (%d more lines in the console log)"
                         % (len(detail) - KUNIT_DETAIL_LINES)]
-                checks.append(Check(name, verdict, None,
+                el = t - t_prev if t is not None and t_prev is not None else None
+                checks.append(Check(name, verdict, el,
                                     [] if verdict == "PASS" else detail))
             diag = []
+            t_prev = t
             continue
         # failure reports; an assertion's message is printed unindented
         if text.strip() and not re.match(r"^\s*(KTAP|1\.\.|# Subtest:)", text):
             diag.append(text)
-    if suite.seconds is not None and checks:
-        for c in checks:
-            c.elapsed = None
-        checks[-1].suite_seconds = suite.seconds
     if not checks and glob_or_substring(pattern, suite.name):
         out = [x for _, x in suite.lines if x.strip()][-15:]
         checks.append(Check(suite.name, "FAIL", suite.seconds,
@@ -522,8 +525,6 @@ def report(checks, out, pattern=None):
         el = ""
         if c.elapsed is not None:
             el = "%6.1f s" % c.elapsed
-        elif getattr(c, "suite_seconds", None) is not None:
-            el = "%6.1f s (suite)" % c.suite_seconds
         out.write("%-7s %-*s %s\n" % (c.verdict, width, c.name, el))
         if c.verdict != "PASS":
             for d in c.detail:
