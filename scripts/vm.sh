@@ -22,6 +22,16 @@ if [ "$mode" = run ]; then
 		die "FILES=$FILES is not a directory."
 fi
 
+# Bad arguments fail before anything is installed, unpacked or built.
+asked=0
+for v in "${REF:-}" "${SKEL:-}" "${MUTANT:-}" "${PATCH:-}" "${BRANCH:-}"; do
+	[ -n "$v" ] && [ "$v" != 0 ] && asked=$((asked + 1))
+done
+[ "$asked" -le 1 ] || die "REF=, SKEL=, MUTANT=, PATCH= and BRANCH= each choose what" \
+	"to check: give one of them."
+# A submission is untrusted: refused before anything is built if it strays.
+[ -z "${PATCH:-}" ] || sh "$ROOT/scripts/allowlist.sh" "$lab" "$PATCH"
+
 sh "$ROOT/scripts/deps.sh" core
 sh "$ROOT/scripts/tree.sh"
 
@@ -32,12 +42,6 @@ sh "$ROOT/scripts/tree.sh"
 # student's tree and build are not touched.  The paths mirror build/linux
 # and build/obj, so the compiler command lines are the same and ccache
 # serves one build from the other.
-asked=0
-for v in "${REF:-}" "${SKEL:-}" "${MUTANT:-}" "${PATCH:-}" "${BRANCH:-}"; do
-	[ -n "$v" ] && [ "$v" != 0 ] && asked=$((asked + 1))
-done
-[ "$asked" -le 1 ] || die "REF=, SKEL=, MUTANT=, PATCH= and BRANCH= each choose what" \
-	"to check: give one of them."
 variant=
 [ -n "${REF:-}" ] && [ "${REF}" != 0 ] && variant=ref
 [ -n "${SKEL:-}" ] && [ "${SKEL}" != 0 ] && variant=skel
@@ -47,8 +51,6 @@ if [ -n "${MUTANT:-}" ]; then
 	file=$MUTANT
 fi
 if [ -n "${PATCH:-}" ]; then
-	# untrusted: refused before anything is built if it strays
-	sh "$ROOT/scripts/allowlist.sh" "$lab" "$PATCH"
 	variant=submission
 	file=$PATCH
 fi
