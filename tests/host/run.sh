@@ -3,10 +3,10 @@
 # Each case runs in a scratch directory; the real kernel tree is not touched.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+STEP=host-tests
+. "$ROOT/scripts/lib.sh"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-pass=0
-fail=0
 
 # expect NAME STATUS PATTERN -- command...: the command exits with STATUS
 # (or any non-zero for "!0") and its output matches the grep -E PATTERN
@@ -15,19 +15,17 @@ expect() {
 	shift 4
 	out=$("$@" 2>&1)
 	rc=$?
-	ok=1
+	good=1
 	case "$want" in
-	'!0') [ "$rc" != 0 ] || ok=0 ;;
-	*) [ "$rc" = "$want" ] || ok=0 ;;
+	'!0') [ "$rc" != 0 ] || good=0 ;;
+	*) [ "$rc" = "$want" ] || good=0 ;;
 	esac
-	printf '%s\n' "$out" | grep -Eq -- "$pattern" || ok=0
-	if [ "$ok" = 1 ]; then
-		echo "ok - $name"
-		pass=$((pass + 1))
+	printf '%s\n' "$out" | grep -Eq -- "$pattern" || good=0
+	if [ "$good" = 1 ]; then
+		ok "$name"
 	else
-		echo "not ok - $name (exit $rc, wanted $want and /$pattern/):"
+		not_ok "$name (exit $rc, wanted $want and /$pattern/):"
 		printf '%s\n' "$out" | sed 's/^/    /' | tail -n 15
-		fail=$((fail + 1))
 	fi
 }
 
@@ -68,11 +66,9 @@ printf 'not an xz archive' >"$scratch/bad.tar.xz"
 expect "a corrupt tarball is reported" 1 'unpacking .* failed' -- \
 	env BUILD="$scratch/b" TARBALL="$scratch/bad.tar.xz" sh scripts/tree.sh
 if [ -e "$scratch/b/linux" ] || [ -e "$scratch/b/linux.partial" ]; then
-	echo "not ok - a corrupt tarball leaves no half-made tree"
-	fail=$((fail + 1))
+	not_ok "a corrupt tarball leaves no half-made tree"
 else
-	echo "ok - a corrupt tarball leaves no half-made tree"
-	pass=$((pass + 1))
+	ok "a corrupt tarball leaves no half-made tree"
 fi
 
 # make lab never switches away from uncommitted work, and keeps it.
@@ -86,11 +82,9 @@ mkdir -p "$k"
 expect "make lab refuses with uncommitted changes" 1 'uncommitted changes' -- \
 	env KSRC="$k" sh scripts/lab.sh 0
 if grep -q work "$k/file"; then
-	echo "ok - the uncommitted change is still there"
-	pass=$((pass + 1))
+	ok "the uncommitted change is still there"
 else
-	echo "not ok - the uncommitted change is still there"
-	fail=$((fail + 1))
+	not_ok "the uncommitted change is still there"
 fi
 (cd "$k" && git -c user.name=t -c user.email=t@t commit -qam "my work")
 expect "make lab on the same branch keeps the commits" 0 'already on branch lab0' -- \
@@ -148,22 +142,17 @@ expect "a reference patch that does not apply is a clear error" 1 \
 if git -C "$k" rev-parse -q --verify refs/heads/lab2 >/dev/null ||
 	[ "$(git -C "$k" symbolic-ref --short HEAD)" != lab0 ] ||
 	[ -n "$(git -C "$k" status --porcelain)" ]; then
-	echo "not ok - a failed make lab leaves no branch, no mess, and the old branch checked out"
-	fail=$((fail + 1))
+	not_ok "a failed make lab leaves no branch, no mess, and the old branch checked out"
 else
-	echo "ok - a failed make lab leaves no branch, no mess, and the old branch checked out"
-	pass=$((pass + 1))
+	ok "a failed make lab leaves no branch, no mess, and the old branch checked out"
 fi
 
 expect "make distclean never deletes without asking" 1 'without a terminal' -- \
 	env KSRC="$k" BUILD="$scratch/b2" sh -c 'mkdir -p "$BUILD" && sh scripts/distclean.sh </dev/null'
 if [ -d "$k/.git" ]; then
-	echo "ok - and the tree is still there"
-	pass=$((pass + 1))
+	ok "and the tree is still there"
 else
-	echo "not ok - and the tree is still there"
-	fail=$((fail + 1))
+	not_ok "and the tree is still there"
 fi
 
-echo "host script tests: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+summary "host script tests"

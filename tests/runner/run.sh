@@ -6,10 +6,10 @@
 # Regenerate an expected file after a deliberate change: run.sh --update
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+STEP=runner-tests
+. "$ROOT/scripts/lib.sh"
 cases="$ROOT/tests/runner/cases"
 update=${1:-}
-pass=0
-fail=0
 
 digest() {	# the parts of a report a test pins down
 	grep -E '^(PASS|FAIL|SKIP|NOT RUN) |^        [^ ]|^[0-9]+ passed, [0-9]+ failed' |
@@ -31,20 +31,16 @@ for d in "$cases"/*/; do
 		printf '%s\n' "$got" >"$d/expected"
 	fi
 	want=$(cat "$d/expected" 2>/dev/null || echo "(no expected file)")
-	failed=$(printf '%s\n' "$want" | sed -n 's/^[0-9]* passed, \([0-9]*\) failed.*/\1/p')
+	want_failed=$(printf '%s\n' "$want" | sed -n 's/^[0-9]* passed, \([0-9]*\) failed.*/\1/p')
 	if [ "$got" != "$want" ]; then
-		echo "not ok - runner: $name: the verdicts differ"
+		not_ok "runner: $name: the verdicts differ"
 		printf '%s\n' "$want" >"${TMPDIR:-/tmp}/runner-want.$$"
 		printf '%s\n' "$got" | diff -u "${TMPDIR:-/tmp}/runner-want.$$" - | sed 's/^/    /' || true
 		rm -f "${TMPDIR:-/tmp}/runner-want.$$"
-		fail=$((fail + 1))
-	elif [ "$failed" != 0 ] && [ "$rc" = 0 ] || [ "$failed" = 0 ] && [ "$rc" != 0 ]; then
-		echo "not ok - runner: $name: exit status $rc with $failed failed"
-		fail=$((fail + 1))
+	elif [ "$want_failed" != 0 ] && [ "$rc" = 0 ] || [ "$want_failed" = 0 ] && [ "$rc" != 0 ]; then
+		not_ok "runner: $name: exit status $rc with $want_failed failed"
 	else
-		echo "ok - runner: $name"
-		pass=$((pass + 1))
+		ok "runner: $name"
 	fi
 done
-echo "runner tests: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+summary "runner tests"
