@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -286,12 +287,17 @@ static inline int labcheck_kmsg_grep(int fd, const char *needle)
 	return found;
 }
 
-/* mke2fs -t fstype on dev with 4 KiB blocks (quietly); 0 on success. */
+/*
+ * mke2fs -t fstype on dev with the given block size (quietly); 0 on
+ * success.  Without discard: on brd a discard would zero the device, and
+ * the stale-data checks fill it with a pattern first.
+ */
 static inline int labcheck_mkfs(const char *fstype, const char *dev,
 				const char *blocksize)
 {
-	char *argv[] = { "mke2fs", "-q", "-F", "-t", (char *)fstype,
-			 "-b", (char *)blocksize, (char *)dev, NULL };
+	char *argv[] = { "mke2fs", "-q", "-F", "-E", "nodiscard",
+			 "-t", (char *)fstype, "-b", (char *)blocksize,
+			 (char *)dev, NULL };
 
 	return labcheck_spawn(argv);
 }
@@ -337,6 +343,83 @@ static inline int labcheck_has_opt(const char *opts, const char *opt)
 		p += len;
 	}
 	return 0;
+}
+
+/* Does the running kernel have function or variable sym (/proc/kallsyms)? */
+static inline int labcheck_kernel_has(const char *sym)
+{
+	char line[512], name[256], type;
+	unsigned long long addr;
+	int found = 0;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 &&
+			!strcmp(name, sym);
+	fclose(f);
+	return found;
+}
+
+/*
+ * The seed of a randomized check: daxlab.seed=N on the kernel command line
+ * (make check-lab N APPEND=daxlab.seed=N), else dflt.  Checks print it when
+ * they fail, so that a failure can be replayed.
+ */
+static inline unsigned int labcheck_seed(unsigned int dflt)
+{
+	char buf[4096], *p;
+
+	if (labcheck_read_file("/proc/cmdline", buf, sizeof(buf)) > 0 &&
+	    (p = strstr(buf, "daxlab.seed=")))
+		return strtoul(p + strlen("daxlab.seed="), NULL, 0);
+	return dflt;
+}
+
+/*
+ * The partition of pmem0 the checks use: pmem0p1, 64 MiB at 1 MiB (a page
+ * aligned start), made on first use by writing an MBR and rescanning.
+ * Returns 0, or -1 with the reason on stderr.
+ */
+#ifndef BLKRRPART
+#define BLKRRPART _IO(0x12, 95)		/* as in <linux/fs.h> */
+#endif
+#define LABCHECK_PART_START	2048LL		/* sectors */
+#define LABCHECK_PART_SECTORS	(64LL << 11)
+
+static inline int labcheck_pmem_partition(void)
+{
+	unsigned char mbr[512] __attribute__((aligned(4096))) = { 0 };
+	unsigned char *e = mbr + 446;
+	int fd, i, ok;
+
+	if (!access("/dev/pmem0p1", F_OK))
+		return 0;
+	e[4] = 0x83;
+	for (i = 0; i < 4; i++) {
+		e[8 + i] = (LABCHECK_PART_START >> (8 * i)) & 0xff;
+		e[12 + i] = (LABCHECK_PART_SECTORS >> (8 * i)) & 0xff;
+	}
+	mbr[510] = 0x55;
+	mbr[511] = 0xaa;
+	fd = open("/dev/pmem0", O_RDWR);
+	if (fd < 0) {
+		perror("/dev/pmem0");
+		return -1;
+	}
+	ok = pwrite(fd, mbr, 512, 0) == 512 && !fsync(fd) &&
+	     !ioctl(fd, BLKRRPART);
+	if (!ok)
+		perror("writing a partition table on /dev/pmem0");
+	close(fd);
+	for (i = 0; ok && i < 100 && access("/dev/pmem0p1", F_OK); i++)
+		usleep(20000);
+	if (ok && access("/dev/pmem0p1", F_OK)) {
+		fprintf(stderr, "/dev/pmem0p1 did not appear after writing a partition table\n");
+		ok = 0;
+	}
+	return ok ? 0 : -1;
 }
 
 #endif /* LABCHECK_H */

@@ -18,8 +18,7 @@
 
 #define PROBE "/sys/kernel/debug/lab1_probe"
 #define PAGE 4096L
-#define PART_START 2048LL		/* sectors: 1 MiB, page aligned */
-#define PART_SECTORS (64LL << 11)	/* 64 MiB */
+#define PART_START LABCHECK_PART_START
 
 struct da {
 	long ret;
@@ -110,34 +109,6 @@ static void load_probe(struct __test_metadata *_metadata)
 			TH_LOG("could not load lab1_probe.ko (its error is above)");
 }
 
-/* A partition of pmem0 at 1 MiB, made once (an MBR, then a rescan). */
-static void make_partition(struct __test_metadata *_metadata)
-{
-	unsigned char mbr[512] __attribute__((aligned(4096))) = { 0 };
-	unsigned char *e = mbr + 446;
-	int fd, i;
-
-	if (!access("/dev/pmem0p1", F_OK))
-		return;
-	e[4] = 0x83;
-	for (i = 0; i < 4; i++) {
-		e[8 + i] = (PART_START >> (8 * i)) & 0xff;
-		e[12 + i] = (PART_SECTORS >> (8 * i)) & 0xff;
-	}
-	mbr[510] = 0x55;
-	mbr[511] = 0xaa;
-	fd = open("/dev/pmem0", O_RDWR);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(512, pwrite(fd, mbr, 512, 0));
-	ASSERT_EQ(0, fsync(fd));
-	ASSERT_EQ(0, ioctl(fd, BLKRRPART)) TH_LOG("BLKRRPART: %s", strerror(errno));
-	close(fd);
-	for (i = 0; i < 100 && access("/dev/pmem0p1", F_OK); i++)
-		usleep(20000);
-	ASSERT_EQ(0, access("/dev/pmem0p1", F_OK))
-		TH_LOG("/dev/pmem0p1 did not appear after writing a partition table");
-}
-
 FIXTURE(dev) {
 	char path[32];
 	long long sectors;
@@ -159,7 +130,7 @@ FIXTURE_SETUP(dev)
 
 	load_probe(_metadata);
 	if (variant->pmem == 2)
-		make_partition(_metadata);
+		ASSERT_EQ(0, labcheck_pmem_partition());
 	snprintf(self->path, sizeof(self->path), "/dev/%s", variant->name);
 	snprintf(sys, sizeof(sys), "/sys/class/block/%s/size", variant->name);
 	ASSERT_LT(0, labcheck_read_file(sys, buf, sizeof(buf)));
