@@ -345,6 +345,22 @@ static inline int labcheck_has_opt(const char *opts, const char *opt)
 	return 0;
 }
 
+/* The physical range of the legacy pmem device, from /proc/iomem. */
+static inline int labcheck_pmem_range(unsigned long long *start, unsigned long long *end)
+{
+	static char buf[16384];
+	char *line, *save;
+
+	if (labcheck_read_file("/proc/iomem", buf, sizeof(buf)) < 0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (strstr(line, "Persistent Memory") &&
+		    sscanf(line, " %llx-%llx", start, end) == 2)
+			return 0;
+	return -1;
+}
+
 /* Does the running kernel have function or variable sym (/proc/kallsyms)? */
 static inline int labcheck_kernel_has(const char *sym)
 {

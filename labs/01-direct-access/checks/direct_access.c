@@ -84,22 +84,6 @@ static void fill(unsigned char *p, size_t len, unsigned int seed)
 		p[i] = (unsigned char)(seed * 131 + i * 7 + (i >> 8));
 }
 
-/* The physical range of the legacy pmem, from /proc/iomem. */
-static int pmem_range(unsigned long long *start, unsigned long long *end)
-{
-	static char buf[16384];
-	char *line, *save;
-
-	if (labcheck_read_file("/proc/iomem", buf, sizeof(buf)) < 0)
-		return -1;
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		if (strstr(line, "Persistent Memory") &&
-		    sscanf(line, " %llx-%llx", start, end) == 2)
-			return 0;
-	return -1;
-}
-
 static void load_probe(struct __test_metadata *_metadata)
 {
 	char *argv[] = { "insmod", "/checks/lab1/lab1_probe.ko", NULL };
@@ -136,7 +120,7 @@ FIXTURE_SETUP(dev)
 	ASSERT_LT(0, labcheck_read_file(sys, buf, sizeof(buf)));
 	self->sectors = atoll(buf);
 	if (variant->pmem)
-		ASSERT_EQ(0, pmem_range(&self->pmem_start, &self->pmem_end))
+		ASSERT_EQ(0, labcheck_pmem_range(&self->pmem_start, &self->pmem_end))
 			TH_LOG("no Persistent Memory range in /proc/iomem");
 }
 

@@ -16,148 +16,12 @@
 #include <linux/loop.h>
 
 #include "labcheck.h"
+#include "daxfs.h"
 
 #include <sys/uio.h>
 
-#define MNT "/mnt/lab2"
-#define BLK 4096L
-#define MIB (1L << 20)
-
-#ifndef STATX_ATTR_DAX
-#define STATX_ATTR_DAX 0x00200000
-#endif
-
 #define HINT_IO "read/write of a dax file: ext2_dax_read_iter()/ext2_dax_write_iter() " \
 		"in fs/ext2/file.c call dax_do_io() in fs/dax_bh.c (TODO 1-3)"
-
-/* ---- helpers ---------------------------------------------------------- */
-
-/* Fill p with bytes that depend on (seed, offset): any misplaced byte shows. */
-static void pattern(unsigned char *p, size_t len, unsigned int seed, long long off)
-{
-	for (size_t i = 0; i < len; i++) {
-		unsigned long long x = (off + i) * 0x9E3779B97F4A7C15ULL + seed;
-
-		p[i] = (unsigned char)((x >> 29) ^ (x >> 41)) | 1;	/* never 0 */
-	}
-}
-
-/* Write all of buf at off, or fail with the reason. */
-static int pwrite_all(int fd, const void *buf, size_t len, off_t off)
-{
-	ssize_t n = pwrite(fd, buf, len, off);
-
-	if (n == (ssize_t)len)
-		return 0;
-	if (n >= 0)
-		errno = EIO;	/* a short write counts as an error here */
-	return -1;
-}
-
-static int pread_all(int fd, void *buf, size_t len, off_t off)
-{
-	ssize_t n = pread(fd, buf, len, off);
-
-	if (n == (ssize_t)len)
-		return 0;
-	if (n >= 0)
-		errno = EIO;
-	return -1;
-}
-
-/* The first offset where a and b differ, or -1. */
-static long first_diff(const unsigned char *a, const unsigned char *b, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		if (a[i] != b[i])
-			return i;
-	return -1;
-}
-
-static long first_nonzero(const unsigned char *p, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		if (p[i])
-			return i;
-	return -1;
-}
-
-static long long cached_kib(void)
-{
-	char buf[8192], *p;
-
-	if (labcheck_read_file("/proc/meminfo", buf, sizeof(buf)) < 0 ||
-	    !(p = strstr(buf, "\nCached:")))
-		return -1;
-	return strtoll(p + strlen("\nCached:"), NULL, 10);
-}
-
-static void drop_caches(void)
-{
-	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
-
-	sync();
-	if (fd >= 0) {
-		if (write(fd, "3", 1) != 1)
-			perror("drop_caches");
-		close(fd);
-	}
-}
-
-/* Fill the whole of dev with the stale pattern (0xA5 bytes). */
-static int fill_device(const char *dev)
-{
-	static unsigned char buf[MIB] __attribute__((aligned(4096)));
-	int fd = open(dev, O_WRONLY | O_DIRECT);
-	long long size = fd < 0 ? -1 : lseek(fd, 0, SEEK_END);
-	int ret = 0;
-
-	if (size < 0)
-		return -1;
-	memset(buf, 0xA5, sizeof(buf));
-	for (long long off = 0; off < size && !ret; off += sizeof(buf))
-		ret = pwrite_all(fd, buf, size - off < MIB ? size - off : MIB, off);
-	close(fd);
-	return ret;
-}
-
-static int mount_ext2(const char *dev, const char *opts)
-{
-	mkdir(MNT, 0755);
-	return mount(dev, MNT, "ext2", 0, opts);
-}
-
-/* Unmount and run e2fsck -fn: the last step of every workload. */
-static void unmount_and_fsck(struct __test_metadata *_metadata, const char *dev)
-{
-	int rc;
-
-	REQUIRE_THAT(umount(MNT) == 0, EXPECTED("umount " MNT " to succeed"),
-		     SEEN("%s", strerror(errno)), HINT("is a file still open?"));
-	rc = labcheck_fsck(dev);
-	CHECK_THAT(rc == 0, EXPECTED("e2fsck -fn %s to find the filesystem clean", dev),
-		   SEEN("exit status %d (its report is above)", rc),
-		   HINT("blocks allocated but not in the file, or an i_size that "
-			"does not match the blocks: see how ext2_dax_write_iter() "
-			"handles a write that stops short"));
-}
-
-/* Is path a DAX file, by statx()?  1, 0, or -1 if statx failed. */
-static int is_dax(const char *path)
-{
-	struct statx stx;
-
-	if (statx(AT_FDCWD, path, 0, STATX_BASIC_STATS, &stx))
-		return -1;
-	return !!(stx.stx_attributes & STATX_ATTR_DAX);
-}
-
-static long long st_blocks(int fd)
-{
-	struct stat st;
-
-	return fstat(fd, &st) ? -1 : (long long)st.st_blocks;
-}
 
 /* ---- mounting -------------------------------------------------------- */
 
@@ -307,24 +171,6 @@ FIXTURE_SETUP(dax)
 FIXTURE_TEARDOWN(dax)
 {
 	umount(MNT);
-}
-
-/* mkfs, mount -o dax, and insist that files there are DAX. */
-static void setup_dax_fs(struct __test_metadata *_metadata, const char *dev)
-{
-	int fd;
-
-	ASSERT_EQ(0, labcheck_mkfs("ext2", dev, "4096"));
-	REQUIRE_THAT(mount_ext2(dev, "dax") == 0,
-		     EXPECTED("mount -o dax %s", dev), SEEN("%s", strerror(errno)),
-		     HINT("see mount.dax_mount_works_and_says_so first"));
-	fd = open(MNT "/probe", O_CREAT | O_RDWR, 0644);
-	ASSERT_LE(0, fd);
-	close(fd);
-	REQUIRE_THAT(is_dax(MNT "/probe") == 1, EXPECTED("files of a dax mount to be DAX"),
-		     SEEN("STATX_ATTR_DAX not set"),
-		     HINT("see mount.dax_mount_works_and_says_so first"));
-	unlink(MNT "/probe");
 }
 
 /*

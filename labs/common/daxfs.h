@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * daxfs.h - helpers for the checks that work on a filesystem mounted with
+ * -o dax (labs 2 and on): known data patterns, whole reads and writes,
+ * mkfs + mount + "are the files really DAX?", unmount + e2fsck, and where
+ * a page of memory is (pagemap, /proc/iomem).  Include after labcheck.h.
+ */
+#ifndef DAXFS_H
+#define DAXFS_H
+
+#include <linux/fiemap.h>
+#include <stdint.h>
+#include <sys/mman.h>
+
+#ifndef FS_IOC_FIEMAP
+#define FS_IOC_FIEMAP _IOWR('f', 11, struct fiemap)	/* as in <linux/fs.h> */
+#endif
+
+#define MNT "/mnt/dax"
+#define BLK 4096L
+#define MIB (1L << 20)
+
+#ifndef STATX_ATTR_DAX
+#define STATX_ATTR_DAX 0x00200000
+#endif
+
+/* Fill p with bytes that depend on (seed, offset): any misplaced byte shows. */
+static inline void pattern(unsigned char *p, size_t len, unsigned int seed, long long off)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned long long x = (off + i) * 0x9E3779B97F4A7C15ULL + seed;
+
+		p[i] = (unsigned char)((x >> 29) ^ (x >> 41)) | 1;	/* never 0 */
+	}
+}
+
+/* Write all of buf at off, or fail with the reason. */
+static inline int pwrite_all(int fd, const void *buf, size_t len, off_t off)
+{
+	ssize_t n = pwrite(fd, buf, len, off);
+
+	if (n == (ssize_t)len)
+		return 0;
+	if (n >= 0)
+		errno = EIO;	/* a short write counts as an error here */
+	return -1;
+}
+
+static inline int pread_all(int fd, void *buf, size_t len, off_t off)
+{
+	ssize_t n = pread(fd, buf, len, off);
+
+	if (n == (ssize_t)len)
+		return 0;
+	if (n >= 0)
+		errno = EIO;
+	return -1;
+}
+
+/* The first offset where a and b differ, or -1. */
+static inline long first_diff(const unsigned char *a, const unsigned char *b, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (a[i] != b[i])
+			return i;
+	return -1;
+}
+
+static inline long first_nonzero(const unsigned char *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (p[i])
+			return i;
+	return -1;
+}
+
+static inline long long cached_kib(void)
+{
+	char buf[8192], *p;
+
+	if (labcheck_read_file("/proc/meminfo", buf, sizeof(buf)) < 0 ||
+	    !(p = strstr(buf, "\nCached:")))
+		return -1;
+	return strtoll(p + strlen("\nCached:"), NULL, 10);
+}
+
+static inline void drop_caches(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+
+	sync();
+	if (fd >= 0) {
+		if (write(fd, "3", 1) != 1)
+			perror("drop_caches");
+		close(fd);
+	}
+}
+
+/* Fill the whole of dev with the stale pattern (0xA5 bytes). */
+static inline int fill_device(const char *dev)
+{
+	static unsigned char buf[MIB] __attribute__((aligned(4096)));
+	int fd = open(dev, O_WRONLY | O_DIRECT);
+	long long size = fd < 0 ? -1 : lseek(fd, 0, SEEK_END);
+	int ret = 0;
+
+	if (size < 0)
+		return -1;
+	memset(buf, 0xA5, sizeof(buf));
+	for (long long off = 0; off < size && !ret; off += sizeof(buf))
+		ret = pwrite_all(fd, buf, size - off < MIB ? size - off : MIB, off);
+	close(fd);
+	return ret;
+}
+
+static inline int mount_ext2(const char *dev, const char *opts)
+{
+	mkdir(MNT, 0755);
+	return mount(dev, MNT, "ext2", 0, opts);
+}
+
+/* Unmount and run e2fsck -fn: the last step of every workload. */
+static inline void unmount_and_fsck(struct __test_metadata *_metadata, const char *dev)
+{
+	int rc;
+
+	REQUIRE_THAT(umount(MNT) == 0, EXPECTED("umount " MNT " to succeed"),
+		     SEEN("%s", strerror(errno)), HINT("is a file still open?"));
+	rc = labcheck_fsck(dev);
+	CHECK_THAT(rc == 0, EXPECTED("e2fsck -fn %s to find the filesystem clean", dev),
+		   SEEN("exit status %d (its report is above)", rc),
+		   HINT("blocks allocated but not in the file, or an i_size that "
+			"does not match the blocks"));
+}
+
+/* Is path a DAX file, by statx()?  1, 0, or -1 if statx failed. */
+static inline int is_dax(const char *path)
+{
+	struct statx stx;
+
+	if (statx(AT_FDCWD, path, 0, STATX_BASIC_STATS, &stx))
+		return -1;
+	return !!(stx.stx_attributes & STATX_ATTR_DAX);
+}
+
+static inline long long st_blocks(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) ? -1 : (long long)st.st_blocks;
+}
+
+/* mkfs, mount -o dax, and insist that files there are DAX. */
+static inline void setup_dax_fs(struct __test_metadata *_metadata, const char *dev)
+{
+	int fd;
+
+	ASSERT_EQ(0, labcheck_mkfs("ext2", dev, "4096"));
+	REQUIRE_THAT(mount_ext2(dev, "dax") == 0,
+		     EXPECTED("mount -o dax %s", dev), SEEN("%s", strerror(errno)),
+		     HINT("see lab2_dax_io.mount.*.dax_mount_works_and_says_so first"));
+	fd = open(MNT "/probe", O_CREAT | O_RDWR, 0644);
+	ASSERT_LE(0, fd);
+	close(fd);
+	REQUIRE_THAT(is_dax(MNT "/probe") == 1, EXPECTED("files of a dax mount to be DAX"),
+		     SEEN("STATX_ATTR_DAX not set"),
+		     HINT("see lab2_dax_io.mount.*.dax_mount_works_and_says_so first"));
+	unlink(MNT "/probe");
+}
+
+
+/* The pfn mapped at addr in this process (/proc/self/pagemap), or 0. */
+static inline unsigned long long pagemap_pfn(const void *addr)
+{
+	uint64_t e = 0;
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &e, sizeof(e), (uintptr_t)addr / 4096 * sizeof(e)) != sizeof(e))
+		e = 0;
+	close(fd);
+	return (e >> 63) & 1 ? e & ((1ULL << 55) - 1) : 0;
+}
+
+/* The device byte offset of file byte off (FIEMAP), or -1 for a hole. */
+static inline long long fiemap_physical(int fd, long long off)
+{
+	struct {
+		struct fiemap fm;
+		struct fiemap_extent fe[1];
+	} map;
+
+	memset(&map, 0, sizeof(map));
+	map.fm.fm_start = off;
+	map.fm.fm_length = 1;
+	map.fm.fm_extent_count = 1;
+	if (ioctl(fd, FS_IOC_FIEMAP, &map.fm) || !map.fm.fm_mapped_extents ||
+	    map.fe[0].fe_logical > (unsigned long long)off)
+		return -1;
+	return map.fe[0].fe_physical + (off - map.fe[0].fe_logical);
+}
+
+/*
+ * The pfn of the memory behind sector of dev, as bdev_direct_access() says
+ * (through lab 1's probe module, loaded on first use); 0 if it cannot say.
+ */
+static inline unsigned long long direct_access_pfn(const char *dev, long long sector)
+{
+	static const char probe[] = "/sys/kernel/debug/lab1_probe/query";
+	char *argv[] = { "insmod", "/checks/lab1/lab1_probe.ko", NULL };
+	unsigned long long pfn = 0;
+	char buf[256];
+	long ret = -1;
+	int fd, n;
+
+	if (access(probe, F_OK) && labcheck_spawn(argv))
+		return 0;
+	fd = open(probe, O_RDWR);
+	if (fd < 0)
+		return 0;
+	n = snprintf(buf, sizeof(buf), "%s %lld 4096", dev, sector);
+	if (write(fd, buf, n) == n && (n = pread(fd, buf, sizeof(buf) - 1, 0)) > 0) {
+		buf[n] = '\0';
+		if (sscanf(buf, "ret=%ld pfn=%llx", &ret, &pfn) != 2 || ret <= 0)
+			pfn = 0;
+	}
+	close(fd);
+	return pfn;
+}
+
+#endif /* DAXFS_H */
