@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lab 5, black box: when a dax file's size changes inside a block, the
+ * rest of that block is zeroed on the device (dax_bh_truncate_page()).
+ *
+ * What is checked: bytes past a cut read zero through read() and through
+ * a mapping, also after a remount; the last page of a mapped file shows
+ * zeros past EOF after a truncate; bytes stored through a mapping past EOF
+ * do not become file data when the file grows; truncating inside a hole
+ * allocates nothing; and a seeded model of random truncates, writes and
+ * mapped stores, on a device first filled with a pattern, never shows a
+ * byte the file does not hold.  Every workload ends with e2fsck -fn.
+ */
+#include <time.h>
+
+#include "labcheck.h"
+#include "daxfs.h"
+
+#define HINT_TRUNC "ext2_setsize() calls dax_bh_truncate_page() (TODO 3), which " \
+		   "zeroes with dax_bh_zero_page_range() (TODO 1-2), fs/dax_bh.c"
+
+FIXTURE(zero) {
+	char dev[32];
+};
+
+FIXTURE_VARIANT(zero) {
+	const char *dev;
+};
+
+FIXTURE_VARIANT_ADD(zero, pmem0) { .dev = "pmem0" };
+FIXTURE_VARIANT_ADD(zero, ram0) { .dev = "ram0" };
+
+FIXTURE_SETUP(zero)
+{
+	snprintf(self->dev, sizeof(self->dev), "/dev/%s", variant->dev);
+	umount(MNT);
+}
+
+FIXTURE_TEARDOWN(zero)
+{
+	umount(MNT);
+}
+
+static unsigned char *map_shared(int fd, size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+TEST_F(zero, cut_bytes_read_zero_after_extending)
+{
+	static unsigned char buf[2 * BLK];
+	unsigned char *p;
+	long bad;
+	int fd;
+
+	setup_dax_fs(_metadata, self->dev);
+	fd = open(MNT "/f", O_CREAT | O_RDWR, 0644);
+	ASSERT_LE(0, fd);
+	pattern(buf, sizeof(buf), 1, 0);
+	ASSERT_EQ(0, pwrite_all(fd, buf, sizeof(buf), 0));
+	ASSERT_EQ(0, ftruncate(fd, 1000));
+	ASSERT_EQ(0, ftruncate(fd, 2 * BLK));
+
+	ASSERT_EQ(0, pread_all(fd, buf, sizeof(buf), 0));
+	bad = first_nonzero(buf + 1000, BLK - 1000);
+	CHECK_THAT(bad < 0, EXPECTED("zeros from byte 1000 (the cut) to 4095, by read()"),
+		   SEEN("%#x at byte %ld", buf[1000 + bad], 1000 + bad), HINT(HINT_TRUNC));
+	p = map_shared(fd, 2 * BLK);
+	ASSERT_NE(NULL, p);
+	bad = first_nonzero(p + 1000, BLK - 1000);
+	CHECK_THAT(bad < 0, EXPECTED("zeros from byte 1000 to 4095, through a mapping"),
+		   SEEN("%#x at byte %ld", p[1000 + bad], 1000 + bad), HINT(HINT_TRUNC));
+	munmap(p, 2 * BLK);
+	close(fd);
+
+	/* on the device, not in some cache: still zero after a remount */
+	ASSERT_EQ(0, umount(MNT));
+	ASSERT_EQ(0, mount_ext2(self->dev, "dax"));
+	fd = open(MNT "/f", O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pread_all(fd, buf, BLK, 0));
+	bad = first_nonzero(buf + 1000, BLK - 1000);
+	CHECK_THAT(bad < 0, EXPECTED("the zeros still there after a remount"),
+		   SEEN("%#x at byte %ld", buf[1000 + bad], 1000 + bad),
+		   HINT("zero on the device: dax_bh_zero() the block's memory"));
+	close(fd);
+	unmount_and_fsck(_metadata, self->dev);
+}
+
+TEST_F(zero, eof_page_of_a_mapping_shows_zeros_after_truncate)
+{
+	static unsigned char buf[BLK];
+	unsigned char *p;
+	long bad;
+	int fd;
+
+	setup_dax_fs(_metadata, self->dev);
+	fd = open(MNT "/f", O_CREAT | O_RDWR, 0644);
+	ASSERT_LE(0, fd);
+	pattern(buf, sizeof(buf), 2, 0);
+	ASSERT_EQ(0, pwrite_all(fd, buf, sizeof(buf), 0));
+	p = map_shared(fd, BLK);
+	ASSERT_NE(NULL, p);
+	CHECK_THAT(p[3000] == buf[3000], EXPECTED("the file's bytes through the mapping"),
+		   SEEN("other bytes"), HINT("see lab 3"));
+	ASSERT_EQ(0, ftruncate(fd, 2500));
+	bad = first_nonzero(p + 2500, BLK - 2500);
+	CHECK_THAT(bad < 0, EXPECTED("zeros past the new EOF (2500) in the mapped last page"),
+		   SEEN("%#x at byte %ld", p[2500 + bad], 2500 + bad), HINT(HINT_TRUNC));
+	CHECK_THAT(!memcmp(p, buf, 2500), EXPECTED("the bytes before EOF unchanged"),
+		   SEEN("changed at byte %ld", first_diff(p, buf, 2500)),
+		   HINT("zero from the new size, not from the block's start"));
+	munmap(p, BLK);
+	close(fd);
+	unmount_and_fsck(_metadata, self->dev);
+}
+
+TEST_F(zero, stores_past_eof_do_not_become_data)
+{
+	static unsigned char buf[2 * BLK];
+	unsigned char *p;
+	long bad;
+	int fd;
+
+	setup_dax_fs(_metadata, self->dev);
+	fd = open(MNT "/f", O_CREAT | O_RDWR, 0644);
+	ASSERT_LE(0, fd);
+	pattern(buf, 1000, 3, 0);
+	ASSERT_EQ(0, pwrite_all(fd, buf, 1000, 0));
+	p = map_shared(fd, BLK);
+	ASSERT_NE(NULL, p);
+	memset(p + 1000, 0xEE, 500);	/* past EOF, inside the last page */
+	munmap(p, BLK);
+	ASSERT_EQ(0, ftruncate(fd, 2 * BLK));
+	ASSERT_EQ(0, pread_all(fd, buf, 2 * BLK, 0));
+	bad = first_nonzero(buf + 1000, 2 * BLK - 1000);
+	CHECK_THAT(bad < 0, EXPECTED("zeros past the old EOF (1000) once the file is extended"),
+		   SEEN("%#x at byte %ld (stored through the mapping past EOF)",
+			buf[1000 + bad], 1000 + bad),
+		   HINT("when a size grows, zero from the old size (TODO 3)"));
+	close(fd);
+	unmount_and_fsck(_metadata, self->dev);
+}
+
+TEST_F(zero, truncate_inside_a_hole_allocates_nothing)
+{
+	int fd;
+
+	setup_dax_fs(_metadata, self->dev);
+	fd = open(MNT "/sparse", O_CREAT | O_RDWR, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ftruncate(fd, 10 * BLK));
+	ASSERT_EQ(0, ftruncate(fd, 5 * BLK + 123));
+	ASSERT_EQ(0, ftruncate(fd, 7 * BLK + 1));
+	CHECK_THAT(st_blocks(fd) == 0, EXPECTED("no block after truncates inside holes"),
+		   SEEN("st_blocks = %lld", st_blocks(fd)),
+		   HINT("a hole reads as zeros already: get_block() with create = 0 (TODO 1)"));
+	close(fd);
+	unmount_and_fsck(_metadata, self->dev);
+}
+
+/*
+ * The model: random truncates (up, down, inside blocks), pwrites and
+ * stores through a shared mapping (inside EOF), on a device first filled
+ * with 0xa5, each followed by a check of a random range against the model.
+ */
+#define ZMODEL_MAX (64 * BLK)
+#define ZMODEL_OPS 1500
+
+static unsigned int zrnd(unsigned int *s)
+{
+	unsigned int x = *s ?: 1;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	return *s = x;
+}
+
+TEST_F(zero, random_truncates_writes_and_stores_match_a_model)
+{
+	static unsigned char model[ZMODEL_MAX], buf[ZMODEL_MAX];
+	unsigned int seed = labcheck_seed(2014), st = seed;
+	long long size = 0;
+	unsigned char *p;
+	char last[128] = "none";
+	int fd, op;
+
+	ASSERT_EQ(0, fill_device(self->dev)) TH_LOG("filling %s failed", self->dev);
+	setup_dax_fs(_metadata, self->dev);
+	fd = open(MNT "/model", O_CREAT | O_RDWR, 0644);
+	ASSERT_LE(0, fd);
+	p = map_shared(fd, ZMODEL_MAX);	/* a mapping of the whole range */
+	ASSERT_NE(NULL, p);
+
+	for (op = 0; op < ZMODEL_OPS; op++) {
+		unsigned int kind = zrnd(&st) % 4;
+		long long off = zrnd(&st) % ZMODEL_MAX, len, bad;
+
+		if (kind == 0) {		/* truncate */
+			long long to = zrnd(&st) % 3 ? off : off / BLK * BLK;
+
+			snprintf(last, sizeof(last), "truncate from %lld to %lld", size, to);
+			ASSERT_EQ(0, ftruncate(fd, to));
+			if (to > size)
+				memset(model + size, 0, to - size);
+			size = to;
+		} else if (kind == 1) {		/* pwrite */
+			len = zrnd(&st) % (2 * BLK) + 1;
+			if (off + len > ZMODEL_MAX)
+				len = ZMODEL_MAX - off;
+			snprintf(last, sizeof(last), "pwrite of %lld at %lld, size %lld",
+				 len, off, size);
+			pattern(buf, len, seed + op, off);
+			ASSERT_EQ(0, pwrite_all(fd, buf, len, off));
+			if (off > size)
+				memset(model + size, 0, off - size);
+			memcpy(model + off, buf, len);
+			if (off + len > size)
+				size = off + len;
+		} else if (kind == 2 && size > 0) {	/* a store inside EOF */
+			off %= size;
+			len = zrnd(&st) % 300 + 1;
+			if (off + len > size)
+				len = size - off;
+			snprintf(last, sizeof(last), "store of %lld through the mapping at %lld, size %lld",
+				 len, off, size);
+			pattern(buf, len, seed + op + 7, off);
+			memcpy(p + off, buf, len);
+			memcpy(model + off, buf, len);
+		}
+
+		/* check: a random range through read(), and the tail of the last block */
+		off = size ? zrnd(&st) % size : 0;
+		len = size - off < 3 * BLK ? size - off : 3 * BLK;
+		ASSERT_EQ(0, pread_all(fd, buf, len, off));
+		bad = first_diff(buf, model + off, len);
+		if (bad >= 0) {
+			CHECK_THAT(0, EXPECTED("after op %d (%s), the file to match the model", op, last),
+				   SEEN("%#x at offset %lld, the model has %#x%s", buf[bad], off + bad,
+					model[off + bad], buf[bad] == 0xa5 ? " (0xa5: stale device data)" : ""),
+				   HINT("replay: make check-lab 5 T=random_truncates "
+					"APPEND=daxlab.seed=%u; %s", seed, HINT_TRUNC));
+			break;
+		}
+	}
+	munmap(p, ZMODEL_MAX);
+	close(fd);
+	unmount_and_fsck(_metadata, self->dev);
+}
+
+LABCHECK_MAIN
