@@ -9,6 +9,8 @@
 #define DAXFS_H
 
 #include <linux/fiemap.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
 
@@ -228,5 +230,105 @@ static inline unsigned long long direct_access_pfn(const char *dev, long long se
 	close(fd);
 	return pfn;
 }
+
+/* ---- memory that may raise SIGBUS ---------------------------------- */
+
+static __thread sigjmp_buf daxfs_bus_jmp;
+static __thread volatile int daxfs_bus_armed;
+
+static inline void daxfs_on_sigbus(int sig)
+{
+	(void)sig;
+	if (daxfs_bus_armed)
+		siglongjmp(daxfs_bus_jmp, 1);
+	signal(SIGBUS, SIG_DFL);
+	raise(SIGBUS);
+}
+
+/* Let daxfs_touch() catch SIGBUS (in every thread of the process). */
+static inline void daxfs_catch_sigbus(void)
+{
+	struct sigaction sa = { .sa_handler = daxfs_on_sigbus, .sa_flags = SA_NODEFER };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
+}
+
+/*
+ * Store val at *p, or load *p into *loaded (if loaded is not NULL): 0, or
+ * -1 if the access raised SIGBUS.
+ */
+static inline int daxfs_touch(volatile unsigned char *p, int store,
+			      unsigned char val, unsigned char *loaded)
+{
+	unsigned char v;
+
+	if (sigsetjmp(daxfs_bus_jmp, 1)) {
+		daxfs_bus_armed = 0;
+		return -1;
+	}
+	daxfs_bus_armed = 1;
+	if (store) {
+		*p = val;
+	} else {
+		v = *p;
+		if (loaded)
+			*loaded = v;
+	}
+	daxfs_bus_armed = 0;
+	return 0;
+}
+
+/* A new file of len bytes of pattern(seed), written with write(); its fd. */
+static inline int daxfs_make_file(const char *path, size_t len, unsigned int seed)
+{
+	unsigned char *buf = malloc(len);
+	int fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0644);
+
+	if (fd >= 0 && buf) {
+		pattern(buf, len, seed, 0);
+		if (pwrite_all(fd, buf, len, 0)) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	free(buf);
+	return fd;
+}
+
+/* A MAP_SHARED or MAP_PRIVATE mapping of fd from 0, or NULL. */
+static inline unsigned char *daxfs_map(int fd, size_t len, int prot, int flags)
+{
+	void *p = mmap(NULL, len, prot, flags, fd, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/*
+ * A fixture whose tests run once on each memory-backed device: pmem0 (one
+ * contiguous range) and ram0 (brd: a page at a time).  self->dev is
+ * "/dev/pmem0" or "/dev/ram0"; nothing is mounted on MNT before or after a
+ * test, and daxfs_touch() catches SIGBUS.
+ */
+#define DAX_DEVICE_FIXTURE(name)					\
+	FIXTURE(name) {							\
+		char dev[32];						\
+	};								\
+	FIXTURE_VARIANT(name) {						\
+		const char *dev;					\
+	};								\
+	FIXTURE_VARIANT_ADD(name, pmem0) { .dev = "pmem0" };		\
+	FIXTURE_VARIANT_ADD(name, ram0) { .dev = "ram0" };		\
+	FIXTURE_SETUP(name)						\
+	{								\
+		snprintf(self->dev, sizeof(self->dev), "/dev/%s",	\
+			 variant->dev);					\
+		umount(MNT);						\
+		daxfs_catch_sigbus();					\
+	}								\
+	FIXTURE_TEARDOWN(name)						\
+	{								\
+		umount(MNT);						\
+	}
 
 #endif /* DAXFS_H */

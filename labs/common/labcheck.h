@@ -361,6 +361,52 @@ static inline int labcheck_pmem_range(unsigned long long *start, unsigned long l
 	return -1;
 }
 
+/*
+ * A loop device over a new file of size bytes at backing (a device without
+ * direct_access): its name goes to dev.  Returns the open loop device, to
+ * give to labcheck_loop_detach(), or -1 with the reason on stderr.
+ */
+#ifndef LOOP_SET_FD
+#define LOOP_SET_FD		0x4C00	/* as in <linux/loop.h> */
+#define LOOP_CLR_FD		0x4C01
+#define LOOP_CTL_GET_FREE	0x4C82
+#endif
+
+static inline int labcheck_loop_attach(const char *backing, long long size,
+				       char *dev, size_t len)
+{
+	int back, ctl, n = -1, loop = -1;
+
+	back = open(backing, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ctl = open("/dev/loop-control", O_RDWR);
+	if (back < 0 || ctl < 0 || ftruncate(back, size))
+		perror("a loop device (is CONFIG_BLK_DEV_LOOP on?)");
+	else if ((n = ioctl(ctl, LOOP_CTL_GET_FREE)) < 0)
+		perror("LOOP_CTL_GET_FREE");
+	if (n >= 0) {
+		snprintf(dev, len, "/dev/loop%d", n);
+		loop = open(dev, O_RDWR);
+		if (loop < 0 || ioctl(loop, LOOP_SET_FD, back)) {
+			perror(dev);
+			if (loop >= 0)
+				close(loop);
+			loop = -1;
+		}
+	}
+	if (ctl >= 0)
+		close(ctl);
+	if (back >= 0)
+		close(back);
+	unlink(backing);	/* the loop device keeps the file */
+	return loop;
+}
+
+static inline void labcheck_loop_detach(int loop)
+{
+	ioctl(loop, LOOP_CLR_FD, 0);
+	close(loop);
+}
+
 /* Does the running kernel have function or variable sym (/proc/kallsyms)? */
 static inline int labcheck_kernel_has(const char *sym)
 {

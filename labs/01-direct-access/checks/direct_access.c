@@ -11,7 +11,6 @@
  * documented errors, including a device without the operation.
  */
 #include <linux/fs.h>
-#include <linux/loop.h>
 #include <sys/ioctl.h>
 
 #include "labcheck.h"
@@ -267,25 +266,13 @@ TEST(a_device_without_the_operation_is_unsupported)
 {
 	char dev[32];
 	struct da r;
-	int ctl, n, back, loop;
+	int loop;
 
 	load_probe(_metadata);
-	back = open("/tmp/lab1-loop", O_RDWR | O_CREAT | O_TRUNC, 0600);
-	ASSERT_LE(0, back);
-	ASSERT_EQ(0, ftruncate(back, 1 << 20));
-	ctl = open("/dev/loop-control", O_RDWR);
-	ASSERT_LE(0, ctl) TH_LOG("no /dev/loop-control: is CONFIG_BLK_DEV_LOOP on?");
-	n = ioctl(ctl, LOOP_CTL_GET_FREE);
-	ASSERT_LE(0, n);
-	snprintf(dev, sizeof(dev), "/dev/loop%d", n);
-	loop = open(dev, O_RDWR);
-	ASSERT_LE(0, loop);
-	ASSERT_EQ(0, ioctl(loop, LOOP_SET_FD, back));
+	loop = labcheck_loop_attach("/tmp/lab1-loop", 1 << 20, dev, sizeof(dev));
+	ASSERT_LE(0, loop) TH_LOG("could not set up a loop device (the error is above)");
 	ASSERT_EQ(0, da_query(dev, 0, PAGE, &r));
-	ioctl(loop, LOOP_CLR_FD, 0);
-	close(loop);
-	close(ctl);
-	close(back);
+	labcheck_loop_detach(loop);
 	CHECK_THAT(r.ret == -EOPNOTSUPP,
 		   EXPECTED("%d (EOPNOTSUPP) for %s", -EOPNOTSUPP, dev),
 		   SEEN("%ld", r.ret),

@@ -13,7 +13,6 @@
  */
 #include <linux/fiemap.h>
 #include <linux/fs.h>
-#include <linux/loop.h>
 
 #include "labcheck.h"
 #include "daxfs.h"
@@ -25,27 +24,7 @@
 
 /* ---- mounting -------------------------------------------------------- */
 
-FIXTURE(mount) {
-	char dev[32];
-};
-
-FIXTURE_VARIANT(mount) {
-	const char *dev;
-};
-
-FIXTURE_VARIANT_ADD(mount, pmem0) { .dev = "pmem0" };
-FIXTURE_VARIANT_ADD(mount, ram0) { .dev = "ram0" };
-
-FIXTURE_SETUP(mount)
-{
-	snprintf(self->dev, sizeof(self->dev), "/dev/%s", variant->dev);
-	umount(MNT);
-}
-
-FIXTURE_TEARDOWN(mount)
-{
-	umount(MNT);
-}
+DAX_DEVICE_FIXTURE(mount)
 
 TEST_F(mount, dax_mount_works_and_says_so)
 {
@@ -119,20 +98,11 @@ TEST(refuses_dax_with_1k_blocks)
 TEST(refuses_dax_without_direct_access)
 {
 	char dev[32];
-	int ctl, n, back, loop;
+	int loop;
 
 	umount(MNT);
-	back = open("/tmp/lab2-loop", O_RDWR | O_CREAT | O_TRUNC, 0600);
-	ASSERT_LE(0, back);
-	ASSERT_EQ(0, ftruncate(back, 16 * MIB));
-	ctl = open("/dev/loop-control", O_RDWR);
-	ASSERT_LE(0, ctl);
-	n = ioctl(ctl, LOOP_CTL_GET_FREE);
-	ASSERT_LE(0, n);
-	snprintf(dev, sizeof(dev), "/dev/loop%d", n);
-	loop = open(dev, O_RDWR);
-	ASSERT_LE(0, loop);
-	ASSERT_EQ(0, ioctl(loop, LOOP_SET_FD, back));
+	loop = labcheck_loop_attach("/tmp/lab2-loop", 16 * MIB, dev, sizeof(dev));
+	ASSERT_LE(0, loop) TH_LOG("could not set up a loop device (the error is above)");
 	if (labcheck_mkfs("ext2", dev, "4096") == 0)
 		expect_refusal(_metadata, dev, "a loop device: no direct_access",
 			       "does not support direct access",
@@ -141,37 +111,13 @@ TEST(refuses_dax_without_direct_access)
 	else
 		CHECK_THAT(0, EXPECTED("mke2fs on %s", dev), SEEN("it failed"),
 			   HINT("its output is above"));
-	ioctl(loop, LOOP_CLR_FD, 0);
-	close(loop);
-	close(ctl);
-	close(back);
-	unlink("/tmp/lab2-loop");
+	labcheck_loop_detach(loop);
 }
 
 /* ---- I/O on a dax mount ---------------------------------------------- */
 
-FIXTURE(dax) {
-	char dev[32];
-};
-
-FIXTURE_VARIANT(dax) {
-	const char *dev;
-};
-
 /* pmem gives out all its memory at once, brd one page at a time */
-FIXTURE_VARIANT_ADD(dax, pmem0) { .dev = "pmem0" };
-FIXTURE_VARIANT_ADD(dax, ram0) { .dev = "ram0" };
-
-FIXTURE_SETUP(dax)
-{
-	snprintf(self->dev, sizeof(self->dev), "/dev/%s", variant->dev);
-	umount(MNT);
-}
-
-FIXTURE_TEARDOWN(dax)
-{
-	umount(MNT);
-}
+DAX_DEVICE_FIXTURE(dax)
 
 /*
  * The model: random pread/pwrite/preadv/pwritev, O_DIRECT or not, at

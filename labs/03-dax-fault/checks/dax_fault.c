@@ -14,8 +14,6 @@
  */
 #include <linux/fs.h>
 #include <pthread.h>
-#include <setjmp.h>
-#include <signal.h>
 #include <time.h>
 
 #include "labcheck.h"
@@ -23,98 +21,7 @@
 
 #define HINT_FAULT "dax_fault() in fs/dax_bh.c (TODO 2-4), called from ext2_dax_fault()"
 
-/* ---- touching memory that may not be there ---------------------------- */
-
-static __thread sigjmp_buf bus_jmp;
-static __thread volatile int bus_armed;
-
-static void on_sigbus(int sig)
-{
-	(void)sig;
-	if (bus_armed)
-		siglongjmp(bus_jmp, 1);
-	signal(SIGBUS, SIG_DFL);
-	raise(SIGBUS);
-}
-
-static void catch_sigbus(void)
-{
-	struct sigaction sa = { .sa_handler = on_sigbus };
-
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_NODEFER;
-	sigaction(SIGBUS, &sa, NULL);
-}
-
-/* Load (or store val to) *p: 0, or -1 if it raised SIGBUS. */
-static int touch(volatile unsigned char *p, int store, unsigned char val,
-		 unsigned char *loaded)
-{
-	if (sigsetjmp(bus_jmp, 1)) {
-		bus_armed = 0;
-		return -1;
-	}
-	bus_armed = 1;
-	if (store)
-		*p = val;
-	else if (loaded)
-		*loaded = *p;
-	else
-		(void)*p;
-	bus_armed = 0;
-	return 0;
-}
-
-static void *map_file(int fd, size_t len, int prot)
-{
-	void *p = mmap(NULL, len, prot, MAP_SHARED, fd, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-/* ---- the fixture: a dax mount on each device -------------------------- */
-
-FIXTURE(map) {
-	char dev[32];
-};
-
-FIXTURE_VARIANT(map) {
-	const char *dev;
-};
-
-FIXTURE_VARIANT_ADD(map, pmem0) { .dev = "pmem0" };
-FIXTURE_VARIANT_ADD(map, ram0) { .dev = "ram0" };
-
-FIXTURE_SETUP(map)
-{
-	snprintf(self->dev, sizeof(self->dev), "/dev/%s", variant->dev);
-	umount(MNT);
-	catch_sigbus();
-}
-
-FIXTURE_TEARDOWN(map)
-{
-	umount(MNT);
-}
-
-/* A file of len bytes of pattern(seed), written with write(). */
-static int make_file(const char *path, size_t len, unsigned int seed)
-{
-	unsigned char *buf = malloc(len);
-	int fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0644);
-
-	if (fd < 0 || !buf) {
-		free(buf);
-		return -1;
-	}
-	pattern(buf, len, seed, 0);
-	if (pwrite_all(fd, buf, len, 0)) {
-		close(fd);
-		fd = -1;
-	}
-	free(buf);
-	return fd;
-}
+DAX_DEVICE_FIXTURE(map)
 
 TEST_F(map, mapped_pages_are_the_device_pages)
 {
@@ -123,10 +30,10 @@ TEST_F(map, mapped_pages_are_the_device_pages)
 	int fd;
 
 	setup_dax_fs(_metadata, self->dev);
-	fd = make_file(MNT "/f", sizeof(want), 3);
+	fd = daxfs_make_file(MNT "/f", sizeof(want), 3);
 	ASSERT_LE(0, fd);
 	pattern(want, sizeof(want), 3, 0);
-	p = map_file(fd, sizeof(want), PROT_READ);
+	p = daxfs_map(fd, sizeof(want), PROT_READ, MAP_SHARED);
 	REQUIRE_THAT(p, EXPECTED("mmap(MAP_SHARED) of a dax file to succeed"),
 		     SEEN("%s", strerror(errno)),
 		     HINT("ext2_file_mmap() must set vm_ops and VM_MIXEDMAP for dax files (TODO 5)"));
@@ -162,9 +69,9 @@ TEST_F(map, stores_are_seen_without_msync)
 	int fd, status;
 
 	setup_dax_fs(_metadata, self->dev);
-	fd = make_file(MNT "/f", sizeof(buf), 5);
+	fd = daxfs_make_file(MNT "/f", sizeof(buf), 5);
 	ASSERT_LE(0, fd);
-	p = map_file(fd, sizeof(buf), PROT_READ | PROT_WRITE);
+	p = daxfs_map(fd, sizeof(buf), PROT_READ | PROT_WRITE, MAP_SHARED);
 	ASSERT_NE(NULL, p) TH_LOG("mmap of a dax file: %s (hint: ext2_file_mmap(), TODO 5)", strerror(errno));
 
 	memcpy(p + 100, "stored through the mapping", 26);
@@ -179,7 +86,7 @@ TEST_F(map, stores_are_seen_without_msync)
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		int cfd = open(MNT "/f", O_RDONLY);
-		unsigned char *q = cfd < 0 ? NULL : map_file(cfd, sizeof(buf), PROT_READ);
+		unsigned char *q = cfd < 0 ? NULL : daxfs_map(cfd, sizeof(buf), PROT_READ, MAP_SHARED);
 
 		_exit(q && !memcmp(q + 100, "stored through the mapping", 26) ? 0 : 1);
 	}
@@ -214,7 +121,7 @@ TEST_F(map, holes_map_zeros_until_written)
 	fd = open(MNT "/sparse", O_CREAT | O_RDWR, 0644);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ftruncate(fd, 4 * BLK));
-	q = map_file(fd, 4 * BLK, PROT_READ);
+	q = daxfs_map(fd, 4 * BLK, PROT_READ, MAP_SHARED);
 	ASSERT_NE(NULL, q) TH_LOG("mmap of a dax file: %s (hint: ext2_file_mmap(), TODO 5)", strerror(errno));
 	CHECK_THAT(first_nonzero(q, 4 * BLK) < 0, EXPECTED("a hole to map zeros"),
 		   SEEN("non-zero bytes"), HINT("a read fault on a hole maps a zeroed page"));
@@ -229,7 +136,7 @@ TEST_F(map, holes_map_zeros_until_written)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		unsigned char *r = map_file(fd, 4 * BLK, PROT_READ);
+		unsigned char *r = daxfs_map(fd, 4 * BLK, PROT_READ, MAP_SHARED);
 		int ok = r && r[BLK] == 0 && r[2 * BLK] == 0;
 
 		ok = write(to_parent[1], "r", 1) == 1 && ok;
@@ -241,7 +148,7 @@ TEST_F(map, holes_map_zeros_until_written)
 	}
 	ASSERT_EQ(1, read(to_parent[0], &c, 1));
 
-	p = map_file(fd, 4 * BLK, PROT_READ | PROT_WRITE);
+	p = daxfs_map(fd, 4 * BLK, PROT_READ | PROT_WRITE, MAP_SHARED);
 	ASSERT_NE(NULL, p) TH_LOG("mmap of a dax file: %s (hint: ext2_file_mmap(), TODO 5)", strerror(errno));
 	memcpy(p + BLK, "mapped store", 12);
 	ASSERT_EQ(0, pwrite_all(fd, "write()", 7, 2 * BLK));
@@ -272,17 +179,17 @@ TEST_F(map, past_eof_is_sigbus)
 	int fd;
 
 	setup_dax_fs(_metadata, self->dev);
-	fd = make_file(MNT "/f", 5000, 9);
+	fd = daxfs_make_file(MNT "/f", 5000, 9);
 	ASSERT_LE(0, fd);
-	p = map_file(fd, 4 * BLK, PROT_READ | PROT_WRITE);
+	p = daxfs_map(fd, 4 * BLK, PROT_READ | PROT_WRITE, MAP_SHARED);
 	ASSERT_NE(NULL, p) TH_LOG("mmap of a dax file: %s (hint: ext2_file_mmap(), TODO 5)", strerror(errno));
-	CHECK_THAT(touch(p + 6000, 0, 0, &v) == 0 && v == 0,
+	CHECK_THAT(daxfs_touch(p + 6000, 0, 0, &v) == 0 && v == 0,
 		   EXPECTED("the rest of the last page (past EOF, inside the page) to read 0"),
 		   SEEN("%s", v ? "non-zero" : "SIGBUS"), HINT(HINT_FAULT));
-	CHECK_THAT(touch(p + 2 * BLK, 0, 0, NULL) == -1,
+	CHECK_THAT(daxfs_touch(p + 2 * BLK, 0, 0, NULL) == -1,
 		   EXPECTED("SIGBUS on a load from the page past the EOF page"),
 		   SEEN("no signal"), HINT("dax_fault(): pgoff past i_size is VM_FAULT_SIGBUS"));
-	CHECK_THAT(touch(p + 3 * BLK, 1, 7, NULL) == -1,
+	CHECK_THAT(daxfs_touch(p + 3 * BLK, 1, 7, NULL) == -1,
 		   EXPECTED("SIGBUS on a store two pages past the EOF page"),
 		   SEEN("no signal"), HINT("dax_fault(): pgoff past i_size is VM_FAULT_SIGBUS"));
 	CHECK_THAT(st_blocks(fd) <= 16,
@@ -300,14 +207,14 @@ TEST_F(map, truncated_pages_are_sigbus_not_stale_data)
 	int fd, ofd;
 
 	setup_dax_fs(_metadata, self->dev);
-	fd = make_file(MNT "/f", 8 * BLK, 21);
+	fd = daxfs_make_file(MNT "/f", 8 * BLK, 21);
 	ASSERT_LE(0, fd);
-	p = map_file(fd, 8 * BLK, PROT_READ | PROT_WRITE);
+	p = daxfs_map(fd, 8 * BLK, PROT_READ | PROT_WRITE, MAP_SHARED);
 	ASSERT_NE(NULL, p) TH_LOG("mmap of a dax file: %s (hint: ext2_file_mmap(), TODO 5)", strerror(errno));
 	for (int i = 0; i < 8; i++)	/* map every page */
 		v ^= p[i * BLK];
 	ASSERT_EQ(0, ftruncate(fd, BLK));
-	CHECK_THAT(touch(p + 5 * BLK, 0, 0, &v) == -1,
+	CHECK_THAT(daxfs_touch(p + 5 * BLK, 0, 0, &v) == -1,
 		   EXPECTED("SIGBUS from the old pointer into the cut pages"),
 		   SEEN("a load that worked (byte %#x)", v),
 		   HINT("truncate unmaps pages past the new size; dax_fault() must "
@@ -315,9 +222,9 @@ TEST_F(map, truncated_pages_are_sigbus_not_stale_data)
 
 	/* the freed blocks go to another file: still no way in through p */
 	pattern(other, sizeof(other), 77, 0);
-	ofd = make_file(MNT "/other", sizeof(other), 77);
+	ofd = daxfs_make_file(MNT "/other", sizeof(other), 77);
 	ASSERT_LE(0, ofd);
-	CHECK_THAT(touch(p + 6 * BLK, 1, 0xEE, NULL) == -1,
+	CHECK_THAT(daxfs_touch(p + 6 * BLK, 1, 0xEE, NULL) == -1,
 		   EXPECTED("SIGBUS from a store through the old pointer once the "
 			    "blocks are reused"),
 		   SEEN("the store went somewhere"), HINT(HINT_FAULT));
@@ -357,12 +264,12 @@ static void *race_faulter(void *arg)
 		unsigned char v = 0;
 
 		if (page < RACE_LOW) {		/* inside EOF: a real store */
-			if (touch(at, 1, 0x11, NULL))
+			if (daxfs_touch(at, 1, 0x11, NULL))
 				r->sigbus++;
 		} else if (rand_r(&st) % 2) {	/* past the cut: zero or nothing */
-			if (touch(at, 1, 0, NULL))
+			if (daxfs_touch(at, 1, 0, NULL))
 				r->sigbus++;
-		} else if (touch(at, 0, 0, &v)) {
+		} else if (daxfs_touch(at, 0, 0, &v)) {
 			r->sigbus++;
 		} else if (v && r->stale < 0) {
 			r->stale = page * BLK + (at - r->map) % BLK;
@@ -381,9 +288,9 @@ TEST_F(map, faults_race_with_truncate)
 	time_t end;
 
 	setup_dax_fs(_metadata, self->dev);
-	r.fd = make_file(MNT "/race", RACE_PAGES * BLK, 31);
+	r.fd = daxfs_make_file(MNT "/race", RACE_PAGES * BLK, 31);
 	ASSERT_LE(0, r.fd);
-	r.map = map_file(r.fd, RACE_PAGES * BLK, PROT_READ | PROT_WRITE);
+	r.map = daxfs_map(r.fd, RACE_PAGES * BLK, PROT_READ | PROT_WRITE, MAP_SHARED);
 	ASSERT_NE(NULL, r.map) TH_LOG("mmap of a dax file: %s (hint: ext2_file_mmap(), TODO 5)", strerror(errno));
 	/* the data past RACE_LOW goes: those blocks now hold stale bytes */
 	ASSERT_EQ(0, ftruncate(r.fd, RACE_LOW * BLK));
@@ -430,7 +337,7 @@ TEST_F(map, store_into_a_new_block_leaves_zeros)
 	fd = open(MNT "/new", O_CREAT | O_RDWR, 0644);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ftruncate(fd, 4 * BLK));
-	p = map_file(fd, 4 * BLK, PROT_READ | PROT_WRITE);
+	p = daxfs_map(fd, 4 * BLK, PROT_READ | PROT_WRITE, MAP_SHARED);
 	ASSERT_NE(NULL, p) TH_LOG("mmap of a dax file: %s (hint: ext2_file_mmap(), TODO 5)", strerror(errno));
 	p[2 * BLK + 1234] = 0x77;
 	ASSERT_EQ(0, pread_all(fd, back, BLK, 2 * BLK));
@@ -477,9 +384,9 @@ TEST_F(map, mtime_follows_stores_not_loads)
 	int fd;
 
 	setup_dax_fs(_metadata, self->dev);
-	fd = make_file(MNT "/f", 4 * BLK, 41);
+	fd = daxfs_make_file(MNT "/f", 4 * BLK, 41);
 	ASSERT_LE(0, fd);
-	p = map_file(fd, 4 * BLK, PROT_READ | PROT_WRITE);
+	p = daxfs_map(fd, 4 * BLK, PROT_READ | PROT_WRITE, MAP_SHARED);
 	ASSERT_NE(NULL, p) TH_LOG("mmap of a dax file: %s (hint: ext2_file_mmap(), TODO 5)", strerror(errno));
 	t0 = mtime_ns(fd);
 	next_second();

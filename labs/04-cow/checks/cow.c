@@ -12,8 +12,6 @@
  * with truncate and rewrite.  Every workload ends with e2fsck -fn.
  */
 #include <pthread.h>
-#include <setjmp.h>
-#include <signal.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -21,35 +19,6 @@
 #include "daxfs.h"
 
 #define HINT_COW "the COW branch of dax_fault(): dax_bh_cow() in fs/dax_bh.c (TODO 1-2)"
-
-static __thread sigjmp_buf bus_jmp;
-static __thread volatile int bus_armed;
-
-static void on_sigbus(int sig)
-{
-	(void)sig;
-	if (bus_armed)
-		siglongjmp(bus_jmp, 1);
-	signal(SIGBUS, SIG_DFL);
-	raise(SIGBUS);
-}
-
-/* Store val at *p (or load into *loaded): 0, or -1 on SIGBUS. */
-static int touch(volatile unsigned char *p, int store, unsigned char val,
-		 unsigned char *loaded)
-{
-	if (sigsetjmp(bus_jmp, 1)) {
-		bus_armed = 0;
-		return -1;
-	}
-	bus_armed = 1;
-	if (store)
-		*p = val;
-	else
-		*loaded = *p;
-	bus_armed = 0;
-	return 0;
-}
 
 /* A digest of the whole file through read() (FNV-1a). */
 static unsigned long long digest(int fd)
@@ -75,75 +44,27 @@ static long minflt(void)
 	return ru.ru_minflt + ru.ru_majflt;
 }
 
-static unsigned char *map(int fd, size_t len, int prot, int flags)
-{
-	void *p = mmap(NULL, len, prot, flags, fd, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-FIXTURE(cow) {
-	char dev[32];
-	unsigned long long pmem_start, pmem_end;
-};
-
-FIXTURE_VARIANT(cow) {
-	const char *dev;
-};
-
-FIXTURE_VARIANT_ADD(cow, pmem0) { .dev = "pmem0" };
-FIXTURE_VARIANT_ADD(cow, ram0) { .dev = "ram0" };
-
-FIXTURE_SETUP(cow)
-{
-	struct sigaction sa = { .sa_handler = on_sigbus, .sa_flags = SA_NODEFER };
-
-	snprintf(self->dev, sizeof(self->dev), "/dev/%s", variant->dev);
-	umount(MNT);
-	sigaction(SIGBUS, &sa, NULL);
-	ASSERT_EQ(0, labcheck_pmem_range(&self->pmem_start, &self->pmem_end));
-}
-
-FIXTURE_TEARDOWN(cow)
-{
-	umount(MNT);
-}
-
-/* A file of len bytes of pattern(seed). */
-static int make_file(const char *path, size_t len, unsigned int seed)
-{
-	unsigned char *buf = malloc(len);
-	int fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0644);
-
-	if (fd >= 0 && buf) {
-		pattern(buf, len, seed, 0);
-		if (pwrite_all(fd, buf, len, 0)) {
-			close(fd);
-			fd = -1;
-		}
-	}
-	free(buf);
-	return fd;
-}
+DAX_DEVICE_FIXTURE(cow)
 
 TEST_F(cow, private_store_stays_private)
 {
-	unsigned long long before, after, pfn;
+	unsigned long long before, after, pfn, pmem_start, pmem_end;
 	unsigned char *priv, *shared;
 	unsigned char back[16];
 	int fd;
 
+	ASSERT_EQ(0, labcheck_pmem_range(&pmem_start, &pmem_end));
 	setup_dax_fs(_metadata, self->dev);
-	fd = make_file(MNT "/f", 4 * BLK, 51);
+	fd = daxfs_make_file(MNT "/f", 4 * BLK, 51);
 	ASSERT_LE(0, fd);
 	before = digest(fd);
-	shared = map(fd, 4 * BLK, PROT_READ, MAP_SHARED);
-	priv = map(fd, 4 * BLK, PROT_READ | PROT_WRITE, MAP_PRIVATE);
+	shared = daxfs_map(fd, 4 * BLK, PROT_READ, MAP_SHARED);
+	priv = daxfs_map(fd, 4 * BLK, PROT_READ | PROT_WRITE, MAP_PRIVATE);
 	ASSERT_NE(NULL, shared);
 	REQUIRE_THAT(priv, EXPECTED("mmap(MAP_PRIVATE) of a dax file"),
 		     SEEN("%s", strerror(errno)), HINT("see lab 3"));
 	(void)shared[BLK];		/* the shared mapping maps the block */
-	REQUIRE_THAT(touch(priv + BLK + 10, 1, 0xAB, NULL) == 0,
+	REQUIRE_THAT(daxfs_touch(priv + BLK + 10, 1, 0xAB, NULL) == 0,
 		     EXPECTED("a store to a private mapping of the file to work"),
 		     SEEN("SIGBUS"), HINT(HINT_COW));
 	CHECK_THAT(priv[BLK + 10] == 0xAB, EXPECTED("the private mapping to see its store"),
@@ -158,7 +79,7 @@ TEST_F(cow, private_store_stays_private)
 		   SEEN("shared %#x, read() %#x", shared[BLK + 10], back[0]),
 		   HINT("the private page must be a copy"));
 	pfn = pagemap_pfn(priv + BLK);
-	CHECK_THAT(pfn && (pfn << 12 < self->pmem_start || pfn << 12 > self->pmem_end) &&
+	CHECK_THAT(pfn && (pfn << 12 < pmem_start || pfn << 12 > pmem_end) &&
 		   pfn != direct_access_pfn(self->dev, fiemap_physical(fd, BLK) / 512),
 		   EXPECTED("the private page to be anonymous memory, not the device's"),
 		   SEEN("pfn %#llx", pfn), HINT(HINT_COW));
@@ -177,9 +98,9 @@ TEST_F(cow, private_store_over_a_hole_allocates_nothing)
 	fd = open(MNT "/sparse", O_CREAT | O_RDWR, 0644);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ftruncate(fd, 4 * BLK));
-	priv = map(fd, 4 * BLK, PROT_READ | PROT_WRITE, MAP_PRIVATE);
+	priv = daxfs_map(fd, 4 * BLK, PROT_READ | PROT_WRITE, MAP_PRIVATE);
 	ASSERT_NE(NULL, priv);
-	REQUIRE_THAT(touch(priv + 2 * BLK + 5, 1, 0x5C, NULL) == 0,
+	REQUIRE_THAT(daxfs_touch(priv + 2 * BLK + 5, 1, 0x5C, NULL) == 0,
 		     EXPECTED("a private store over a hole to work"), SEEN("SIGBUS"),
 		     HINT(HINT_COW));
 	CHECK_THAT(priv[2 * BLK + 5] == 0x5C && priv[2 * BLK] == 0 && priv[3 * BLK - 1] == 0,
@@ -190,7 +111,7 @@ TEST_F(cow, private_store_over_a_hole_allocates_nothing)
 		   SEEN("st_blocks = %lld", st_blocks(fd)),
 		   HINT("a private store must not call get_block() with create = 1"));
 	/* a mapping that never faulted: mincore() tells about the page cache */
-	probe = map(fd, 4 * BLK, PROT_READ, MAP_SHARED);
+	probe = daxfs_map(fd, 4 * BLK, PROT_READ, MAP_SHARED);
 	ASSERT_NE(NULL, probe);
 	ASSERT_EQ(0, mincore(probe, 4 * BLK, vec));
 	CHECK_THAT(!(vec[2] & 1), EXPECTED("no page cache page for the hole"),
@@ -210,10 +131,10 @@ TEST_F(cow, load_maps_the_device_then_a_store_copies_it)
 	int fd;
 
 	setup_dax_fs(_metadata, self->dev);
-	fd = make_file(MNT "/f", 4 * BLK, 61);
+	fd = daxfs_make_file(MNT "/f", 4 * BLK, 61);
 	ASSERT_LE(0, fd);
 	pattern(want, sizeof(want), 61, BLK);
-	priv = map(fd, 4 * BLK, PROT_READ | PROT_WRITE, MAP_PRIVATE);
+	priv = daxfs_map(fd, 4 * BLK, PROT_READ | PROT_WRITE, MAP_PRIVATE);
 	ASSERT_NE(NULL, priv);
 	dev_pfn = direct_access_pfn(self->dev, fiemap_physical(fd, BLK) / 512);
 	ASSERT_NE(0, dev_pfn);
@@ -252,9 +173,9 @@ TEST_F(cow, copies_are_independent_after_fork)
 	pid_t pid;
 
 	setup_dax_fs(_metadata, self->dev);
-	fd = make_file(MNT "/f", 2 * BLK, 71);
+	fd = daxfs_make_file(MNT "/f", 2 * BLK, 71);
 	ASSERT_LE(0, fd);
-	priv = map(fd, 2 * BLK, PROT_READ | PROT_WRITE, MAP_PRIVATE);
+	priv = daxfs_map(fd, 2 * BLK, PROT_READ | PROT_WRITE, MAP_PRIVATE);
 	ASSERT_NE(NULL, priv);
 	priv[0] = 'P';
 	ASSERT_EQ(0, pipe(pipefd));
@@ -291,14 +212,14 @@ TEST_F(cow, private_store_past_eof_is_sigbus)
 	int fd;
 
 	setup_dax_fs(_metadata, self->dev);
-	fd = make_file(MNT "/f", 100, 81);
+	fd = daxfs_make_file(MNT "/f", 100, 81);
 	ASSERT_LE(0, fd);
-	priv = map(fd, 3 * BLK, PROT_READ | PROT_WRITE, MAP_PRIVATE);
+	priv = daxfs_map(fd, 3 * BLK, PROT_READ | PROT_WRITE, MAP_PRIVATE);
 	ASSERT_NE(NULL, priv);
-	CHECK_THAT(touch(priv + 200, 1, 1, NULL) == 0,
+	CHECK_THAT(daxfs_touch(priv + 200, 1, 1, NULL) == 0,
 		   EXPECTED("a private store inside the EOF page to work"), SEEN("SIGBUS"),
 		   HINT(HINT_COW));
-	CHECK_THAT(touch(priv + 2 * BLK, 1, 1, NULL) == -1,
+	CHECK_THAT(daxfs_touch(priv + 2 * BLK, 1, 1, NULL) == -1,
 		   EXPECTED("SIGBUS on a private store past the EOF page"),
 		   SEEN("no signal"), HINT("check i_size before the copy and again under i_mmap_lock"));
 	munmap(priv, 3 * BLK);
@@ -342,13 +263,13 @@ static void *race_cow(void *arg)
 
 		switch (rand_r(&st) % 3) {
 		case 0:
-			if (!touch(r->priv + off, 0, 0, &v) && !plausible(off, v) && r->bad < 0) {
+			if (!daxfs_touch(r->priv + off, 0, 0, &v) && !plausible(off, v) && r->bad < 0) {
 				r->bad = off;
 				r->seen = v;
 			}
 			break;
 		case 1:
-			touch(r->priv + off, 1, 0xEE, NULL);
+			daxfs_touch(r->priv + off, 1, 0xEE, NULL);
 			break;
 		default:
 			madvise(r->priv + page * BLK, BLK, MADV_DONTNEED);
@@ -372,7 +293,7 @@ TEST_F(cow, private_faults_race_with_truncate)
 	r.fd = open(MNT "/race", O_CREAT | O_RDWR, 0644);
 	ASSERT_LE(0, r.fd);
 	ASSERT_EQ(0, pwrite_all(r.fd, a, sizeof(a), 0));
-	r.priv = map(r.fd, sizeof(a), PROT_READ | PROT_WRITE, MAP_PRIVATE);
+	r.priv = daxfs_map(r.fd, sizeof(a), PROT_READ | PROT_WRITE, MAP_PRIVATE);
 	ASSERT_NE(NULL, r.priv);
 	for (int i = 0; i < 2; i++)
 		ASSERT_EQ(0, pthread_create(&t[i], NULL, race_cow, &r));

@@ -19,34 +19,7 @@
 #define HINT_TRUNC "ext2_setsize() calls dax_bh_truncate_page() (TODO 3), which " \
 		   "zeroes with dax_bh_zero_page_range() (TODO 1-2), fs/dax_bh.c"
 
-FIXTURE(zero) {
-	char dev[32];
-};
-
-FIXTURE_VARIANT(zero) {
-	const char *dev;
-};
-
-FIXTURE_VARIANT_ADD(zero, pmem0) { .dev = "pmem0" };
-FIXTURE_VARIANT_ADD(zero, ram0) { .dev = "ram0" };
-
-FIXTURE_SETUP(zero)
-{
-	snprintf(self->dev, sizeof(self->dev), "/dev/%s", variant->dev);
-	umount(MNT);
-}
-
-FIXTURE_TEARDOWN(zero)
-{
-	umount(MNT);
-}
-
-static unsigned char *map_shared(int fd, size_t len)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
+DAX_DEVICE_FIXTURE(zero)
 
 TEST_F(zero, cut_bytes_read_zero_after_extending)
 {
@@ -67,7 +40,7 @@ TEST_F(zero, cut_bytes_read_zero_after_extending)
 	bad = first_nonzero(buf + 1000, BLK - 1000);
 	CHECK_THAT(bad < 0, EXPECTED("zeros from byte 1000 (the cut) to 4095, by read()"),
 		   SEEN("%#x at byte %ld", buf[1000 + bad], 1000 + bad), HINT(HINT_TRUNC));
-	p = map_shared(fd, 2 * BLK);
+	p = daxfs_map(fd, 2 * BLK, PROT_READ | PROT_WRITE, MAP_SHARED);
 	ASSERT_NE(NULL, p);
 	bad = first_nonzero(p + 1000, BLK - 1000);
 	CHECK_THAT(bad < 0, EXPECTED("zeros from byte 1000 to 4095, through a mapping"),
@@ -101,7 +74,7 @@ TEST_F(zero, eof_page_of_a_mapping_shows_zeros_after_truncate)
 	ASSERT_LE(0, fd);
 	pattern(buf, sizeof(buf), 2, 0);
 	ASSERT_EQ(0, pwrite_all(fd, buf, sizeof(buf), 0));
-	p = map_shared(fd, BLK);
+	p = daxfs_map(fd, BLK, PROT_READ | PROT_WRITE, MAP_SHARED);
 	ASSERT_NE(NULL, p);
 	CHECK_THAT(p[3000] == buf[3000], EXPECTED("the file's bytes through the mapping"),
 		   SEEN("other bytes"), HINT("see lab 3"));
@@ -129,7 +102,7 @@ TEST_F(zero, stores_past_eof_do_not_become_data)
 	ASSERT_LE(0, fd);
 	pattern(buf, 1000, 3, 0);
 	ASSERT_EQ(0, pwrite_all(fd, buf, 1000, 0));
-	p = map_shared(fd, BLK);
+	p = daxfs_map(fd, BLK, PROT_READ | PROT_WRITE, MAP_SHARED);
 	ASSERT_NE(NULL, p);
 	memset(p + 1000, 0xEE, 500);	/* past EOF, inside the last page */
 	munmap(p, BLK);
@@ -192,7 +165,7 @@ TEST_F(zero, random_truncates_writes_and_stores_match_a_model)
 	setup_dax_fs(_metadata, self->dev);
 	fd = open(MNT "/model", O_CREAT | O_RDWR, 0644);
 	ASSERT_LE(0, fd);
-	p = map_shared(fd, ZMODEL_MAX);	/* a mapping of the whole range */
+	p = daxfs_map(fd, ZMODEL_MAX, PROT_READ | PROT_WRITE, MAP_SHARED);	/* a mapping of the whole range */
 	ASSERT_NE(NULL, p);
 
 	for (op = 0; op < ZMODEL_OPS; op++) {
