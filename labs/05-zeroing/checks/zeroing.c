@@ -117,17 +117,27 @@ TEST_F(zero, stores_past_eof_do_not_become_data)
 	unmount_and_fsck(_metadata, self->dev);
 }
 
-TEST_F(zero, truncate_inside_a_hole_allocates_nothing)
+TEST_F(zero, truncate_zeroes_a_block_but_allocates_no_hole)
 {
+	static unsigned char buf[BLK];
+	long bad;
 	int fd;
 
 	setup_dax_fs(_metadata, self->dev);
 	fd = open(MNT "/sparse", O_CREAT | O_RDWR, 0644);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, ftruncate(fd, 10 * BLK));
-	ASSERT_EQ(0, ftruncate(fd, 5 * BLK + 123));
+	pattern(buf, BLK, 4, 5 * BLK);
+	ASSERT_EQ(0, pwrite_all(fd, buf, BLK, 5 * BLK));	/* blocks 0-4: holes */
+	ASSERT_EQ(0, ftruncate(fd, 5 * BLK + 123));		/* inside the block */
+	ASSERT_EQ(0, ftruncate(fd, 8 * BLK));
+	ASSERT_EQ(0, pread_all(fd, buf, BLK, 5 * BLK));
+	bad = first_nonzero(buf + 123, BLK - 123);
+	CHECK_THAT(bad < 0, EXPECTED("zeros from the cut (byte 123 of block 5) to its end"),
+		   SEEN("%#x at byte %ld of the block", buf[123 + bad], 123 + bad),
+		   HINT(HINT_TRUNC));
+	ASSERT_EQ(0, ftruncate(fd, 2 * BLK + 5));		/* inside a hole */
 	ASSERT_EQ(0, ftruncate(fd, 7 * BLK + 1));
-	CHECK_THAT(st_blocks(fd) == 0, EXPECTED("no block after truncates inside holes"),
+	CHECK_THAT(st_blocks(fd) == 0, EXPECTED("no block after a truncate inside a hole"),
 		   SEEN("st_blocks = %lld", st_blocks(fd)),
 		   HINT("a hole reads as zeros already: get_block() with create = 0 (TODO 1)"));
 	close(fd);
