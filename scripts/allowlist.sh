@@ -1,8 +1,10 @@
 #!/bin/sh
 # A submission is untrusted: building it runs its Makefiles.  It may touch
 # only the files lab N's skeleton touches, and those listed in
-# labs/NN-name/allowed-paths (one path or shell glob per line).  Checks
-# always come from the project, never from the submission.
+# labs/NN-name/allowed-paths (one path or shell glob per line) -- and never
+# a file that drives the build (Makefile, Kbuild, Kconfig, scripts/),
+# even where the skeleton touched one to wire in new code.  Checks always
+# come from the project, never from the submission.
 # Usage: allowlist.sh N FILE   -> exit 0 if FILE may be built, else the
 #                                 offending paths and exit 1
 set -eu
@@ -30,6 +32,8 @@ for p in $touched; do
 	ok=
 	case "$p" in
 	/* | *..*) ;;
+	Makefile | */Makefile | Kbuild | */Kbuild | Kconfig* | */Kconfig* | \
+	*.mk | scripts/* | tools/*) ;;
 	*)
 		for a in $allowed; do
 			[ "$p" = "$a" ] && ok=1
@@ -49,8 +53,13 @@ if [ -n "$bad" ]; then
 	{
 		printf 'submission: error: %s touches files lab %s does not allow; nothing was built.\n' "$file" "$n"
 		for p in $bad; do printf '  %s\n' "$p"; done
-		printf 'Lab %s allows:\n' "$n"
-		for a in $allowed; do printf '  %s\n' "$a"; done
+		printf 'Lab %s allows (never a Makefile, Kbuild, Kconfig or scripts/):\n' "$n"
+		for a in $allowed; do
+			case "$a" in
+			Makefile | */Makefile | Kbuild | */Kbuild | Kconfig* | */Kconfig*) ;;
+			*) printf '  %s\n' "$a" ;;
+			esac
+		done
 		[ -f "$labdir/allowed-paths" ] && sed 's/^/  /' "$labdir/allowed-paths"
 	} >&2
 	exit 1

@@ -43,6 +43,12 @@ expect "REF=1 and PATCH= together are refused" '!0' 'give one of them' -- \
 	make -s check-lab 1 REF=1 PATCH=/dev/null
 expect "a PATCH= that is not a patch is refused" '!0' 'is not a patch' -- \
 	make -s check-lab 1 PATCH=README.md
+# Lab 2's skeleton wires fs/dax_bh.c into fs/Makefile; a submission still
+# may not touch a Makefile (it would run on the grader's machine).
+printf '%s\n' 'diff --git a/fs/Makefile b/fs/Makefile' '--- a/fs/Makefile' \
+	'+++ b/fs/Makefile' '@@ -1 +1 @@' '-a' '+b' >"$scratch/makefile.patch"
+expect "a submission touching a Makefile is refused, naming it" '!0' 'fs/Makefile' -- \
+	make -s check-lab 2 PATCH="$scratch/makefile.patch"
 
 # Missing packages as a normal user: the exact command, nothing installed.
 mkdir -p "$scratch/bin"
