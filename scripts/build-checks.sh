@@ -57,6 +57,10 @@ while [ "$i" -le "$lab" ]; do
 		echo "lab${n}_$name:prog:/checks/lab$n/$name" >>"$suites.tmp"
 	done
 
+	if [ -f "$d/rerun" ]; then
+		rerun_suites "$d/rerun" "$n" "$out" >>"$suites.tmp" || exit 1
+	fi
+
 	if [ -f "$d/kunit/Kbuild" ]; then
 		# Kbuild writes objects next to the sources: build a copy.
 		src="$out/lab$n/kunit"

@@ -63,6 +63,26 @@ lab_usage() {
 	exit 2
 }
 
+# rerun_suites FILE N CHECKS: the suite lines of lab N's "rerun" file.  A
+# lab may run check programs of earlier labs again under its own name, with
+# one variable set (lab 6 runs those of labs 2-5 on ext4).  Each line:
+# SUFFIX LAB PROGRAM VAR=VALUE, giving the suite lab<N>_SUFFIX, which runs
+# CHECKS/lab<LAB>/PROGRAM (already built) with VAR=VALUE in its environment.
+rerun_suites() {
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$1" |
+	while read -r suffix from prog setting extra; do
+		case "$suffix:$from:$setting:$extra" in
+		[a-z]*:[0-9]*:[A-Z]*=*:) ;;
+		*) die "$1: bad line \"$suffix $from $prog $setting $extra\"" \
+			"(want: SUFFIX LAB PROGRAM VAR=VALUE, e.g." \
+			"ext4_dax_io 2 dax_io DAXLAB_FS=ext4)." ;;
+		esac
+		[ "$from" -lt "$2" ] && [ -x "$3/lab$from/$prog" ] ||
+			die "$1: lab $from is not an earlier lab with a check program $prog."
+		echo "lab${2}_$suffix:prog:/checks/lab$from/$prog:$setting"
+	done
+}
+
 need_tree() {
 	[ -e "$KSRC/.git" ] || die "the kernel tree $KSRC does not exist yet." \
 		"Run: make tree   (or any make check-lab N, which creates it)"

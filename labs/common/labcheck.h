@@ -49,7 +49,17 @@
  */
 #define EXPECTED(...)	TH_LOG("expected: " __VA_ARGS__)
 #define SEEN(...)	TH_LOG("seen:     " __VA_ARGS__)
-#define HINT(...)	TH_LOG("hint:     " __VA_ARGS__)
+#define HINT(...)	do {						\
+	TH_LOG("hint:     " __VA_ARGS__);				\
+	if (labcheck_hint_note)						\
+		TH_LOG("          %s", labcheck_hint_note);		\
+} while (0)
+
+/*
+ * A line shown under every hint, or NULL: a suite run on another
+ * filesystem than the one its hints name says so here (see daxfs.h).
+ */
+static const char *labcheck_hint_note;
 
 #define CHECK_THAT(cond, expected, seen, hint) do {			\
 	if (!(cond)) {							\

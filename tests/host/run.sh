@@ -50,6 +50,22 @@ printf '%s\n' 'diff --git a/fs/Makefile b/fs/Makefile' '--- a/fs/Makefile' \
 expect "a submission touching a Makefile is refused, naming it" '!0' 'fs/Makefile' -- \
 	make -s check-lab 2 PATCH="$scratch/makefile.patch"
 
+# A lab's "rerun" file (suites of earlier labs run again): bad lines are
+# named, good ones give suite lines.
+mkdir -p "$scratch/checks/lab2"
+: >"$scratch/checks/lab2/dax_io"
+chmod +x "$scratch/checks/lab2/dax_io"
+printf '# comment\next4_dax_io 2 dax_io DAXLAB_FS=ext4\n' >"$scratch/rerun-good"
+expect "a good rerun file gives its suite" 0 \
+	'^lab6_ext4_dax_io:prog:/checks/lab2/dax_io:DAXLAB_FS=ext4$' -- \
+	sh -c '. scripts/lib.sh; rerun_suites "$1" 6 "$2"' sh "$scratch/rerun-good" "$scratch/checks"
+printf 'ext4_dax_io 2 dax_io\n' >"$scratch/rerun-short"
+expect "a rerun line without its variable is refused" '!0' 'bad line "ext4_dax_io 2 dax_io' -- \
+	sh -c '. scripts/lib.sh; rerun_suites "$1" 6 "$2"' sh "$scratch/rerun-short" "$scratch/checks"
+printf 'ext4_cow 4 cow DAXLAB_FS=ext4\n' >"$scratch/rerun-missing"
+expect "a rerun of a program that does not exist is refused" '!0' 'not an earlier lab with a check program cow' -- \
+	sh -c '. scripts/lib.sh; rerun_suites "$1" 6 "$2"' sh "$scratch/rerun-missing" "$scratch/checks"
+
 # Missing packages as a normal user: the exact command, nothing installed.
 mkdir -p "$scratch/bin"
 cat >"$scratch/bin/id" <<'X'

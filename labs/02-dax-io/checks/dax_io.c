@@ -32,14 +32,14 @@ TEST_F(mount, dax_mount_works_and_says_so)
 	const char *opts;
 	int fd;
 
-	ASSERT_EQ(0, labcheck_mkfs("ext2", self->dev, "4096"));
-	REQUIRE_THAT(mount_ext2(self->dev, "dax") == 0,
-		     EXPECTED("mount -t ext2 -o dax %s to succeed", self->dev),
+	ASSERT_EQ(0, daxfs_mkfs(self->dev, "4096"));
+	REQUIRE_THAT(mount_fs(self->dev, "dax") == 0,
+		     EXPECTED("mount -t %s -o dax %s to succeed", daxfs()->name, self->dev),
 		     SEEN("%s", strerror(errno)),
 		     HINT("ext2_dax_bh_usable() in fs/ext2/super.c (TODO 4) refuses it"));
 	opts = labcheck_mount_opts(MNT);
-	CHECK_THAT(labcheck_has_opt(opts, "dax"),
-		   EXPECTED("\"dax\" among the options in /proc/mounts"),
+	CHECK_THAT(daxfs_shows_dax(opts),
+		   EXPECTED("\"%s\" among the options in /proc/mounts", daxfs()->dax_shown),
 		   SEEN("%s", opts), HINT("ext2_show_options() prints it for a DAX mount"));
 	ASSERT_EQ(0, mkdir(MNT "/dir", 0755));
 	fd = open(MNT "/dir/f", O_CREAT | O_RDWR, 0644);
@@ -73,7 +73,7 @@ static void expect_refusal(struct __test_metadata *_metadata, const char *dev,
 			   const char *why, const char *needle, const char *hint)
 {
 	int kmsg = labcheck_kmsg_open();
-	int r = mount_ext2(dev, "dax"), err = errno;
+	int r = mount_fs(dev, "dax"), err = errno;
 
 	if (r == 0)
 		umount(MNT);
@@ -82,14 +82,14 @@ static void expect_refusal(struct __test_metadata *_metadata, const char *dev,
 		   SEEN("%s", r == 0 ? "it mounted" : strerror(err)), HINT("%s", hint));
 	CHECK_THAT(labcheck_kmsg_grep(kmsg, needle),
 		   EXPECTED("a kernel message containing \"%s\"", needle),
-		   SEEN("none (dmesg shows what ext2 said)"), HINT("%s", hint));
+		   SEEN("none (dmesg shows what %s said)", daxfs()->name), HINT("%s", hint));
 	close(kmsg);
 }
 
 TEST(refuses_dax_with_1k_blocks)
 {
 	umount(MNT);
-	ASSERT_EQ(0, labcheck_mkfs("ext2", "/dev/pmem0", "1024"));
+	ASSERT_EQ(0, daxfs_mkfs("/dev/pmem0", "1024"));
 	expect_refusal(_metadata, "/dev/pmem0", "1 KiB blocks", "block size",
 		       "TODO 4, ext2_dax_bh_usable() in fs/ext2/super.c: a block must "
 		       "be a page, say \"dax needs a block size of ...\"");
@@ -103,7 +103,7 @@ TEST(refuses_dax_without_direct_access)
 	umount(MNT);
 	loop = labcheck_loop_attach("/tmp/lab2-loop", 16 * MIB, dev, sizeof(dev));
 	ASSERT_LE(0, loop) TH_LOG("could not set up a loop device (the error is above)");
-	if (labcheck_mkfs("ext2", dev, "4096") == 0)
+	if (daxfs_mkfs(dev, "4096") == 0)
 		expect_refusal(_metadata, dev, "a loop device: no direct_access",
 			       "does not support direct access",
 			       "TODO 4, ext2_dax_bh_usable() in fs/ext2/super.c: ask "
@@ -112,6 +112,120 @@ TEST(refuses_dax_without_direct_access)
 		CHECK_THAT(0, EXPECTED("mke2fs on %s", dev), SEEN("it failed"),
 			   HINT("its output is above"));
 	labcheck_loop_detach(loop);
+}
+
+/* Write a new file of 2 blocks + 100 bytes at path and read it back. */
+static void write_and_read_back(struct __test_metadata *_metadata, const char *path,
+				unsigned int seed)
+{
+	static unsigned char mine[2 * BLK + 100], back[sizeof(mine)];
+	int fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0644);
+
+	REQUIRE_THAT(fd >= 0, EXPECTED("to create %s", path), SEEN("%s", strerror(errno)),
+		     HINT("is the mount read-only?"));
+	errno = 0;
+	pattern(mine, sizeof(mine), seed, 0);
+	CHECK_THAT(pwrite_all(fd, mine, sizeof(mine), 0) == 0 &&
+		   pread_all(fd, back, sizeof(back), 0) == 0 &&
+		   first_diff(mine, back, sizeof(mine)) < 0,
+		   EXPECTED("%zu bytes written to %s to read back", sizeof(mine), path),
+		   SEEN("%s", errno ? strerror(errno) : "other bytes"), HINT(HINT_IO));
+	close(fd);
+}
+
+/* Is dax on for the mount, by /proc/mounts and by statx of a new file? */
+static void expect_dax_state(struct __test_metadata *_metadata, int want, const char *when)
+{
+	const char *opts = labcheck_mount_opts(MNT);
+	int fd = open(MNT "/probe", O_CREAT | O_RDWR, 0644);
+
+	close(fd);
+	CHECK_THAT(daxfs_shows_dax(opts) == want,
+		   EXPECTED("%s\"%s\" in /proc/mounts %s", want ? "" : "no ",
+			    daxfs()->dax_shown, when),
+		   SEEN("%s", opts),
+		   HINT("a remount never switches the dax core on or off: files "
+			"already open could not follow"));
+	CHECK_THAT(is_dax(MNT "/probe") == want,
+		   EXPECTED("a new file %sDAX %s", want ? "" : "not ", when),
+		   SEEN("statx says %sDAX", want ? "not " : ""),
+		   HINT("the remount must keep the old dax state"));
+	unlink(MNT "/probe");
+}
+
+/*
+ * A remount that asks to switch dax on or off is refused, or accepted with
+ * a warning and without the switch (ext2 does that, as Linux 6.1 does):
+ * either way the mount keeps working as it did, and the kernel says so.
+ */
+TEST_F(mount, remount_keeps_the_dax_state)
+{
+	const struct daxfs_type *fs = daxfs();
+	int kmsg, r;
+
+	ASSERT_EQ(0, daxfs_mkfs(self->dev, "4096"));
+	REQUIRE_THAT(mount_fs(self->dev, "dax") == 0,
+		     EXPECTED("mount -o dax %s", self->dev), SEEN("%s", strerror(errno)),
+		     HINT("see the check dax_mount_works_and_says_so first"));
+	write_and_read_back(_metadata, MNT "/before", 3);
+	kmsg = labcheck_kmsg_open();
+	r = mount(self->dev, MNT, fs->name, MS_REMOUNT, fs->dax_off ?: "");
+	/* ext2 has no option to say "no dax": a remount keeps what it is not told */
+	CHECK_THAT(!fs->dax_off || labcheck_kmsg_grep(kmsg, fs->remount_says),
+		   EXPECTED("mount -o remount,%s to log \"%s\"", fs->dax_off, fs->remount_says),
+		   SEEN("the remount %s, and no such message",
+			r ? "was refused" : "succeeded"),
+		   HINT("%s_remount() in fs/%s/super.c", fs->name, fs->name));
+	close(kmsg);
+	expect_dax_state(_metadata, 1, fs->dax_off ? "after a remount without dax" :
+			 "after a remount");
+	CHECK_THAT(is_dax(MNT "/before") == 1, EXPECTED("a file of before the remount still DAX"),
+		   SEEN("it is not"), HINT("the remount must keep the old dax state"));
+	write_and_read_back(_metadata, MNT "/after", 4);
+	unmount_and_fsck(_metadata, self->dev);
+
+	/* the other way: a mount without dax stays without */
+	REQUIRE_THAT(mount_fs(self->dev, "") == 0, EXPECTED("mount %s without dax", self->dev),
+		     SEEN("%s", strerror(errno)), HINT("dmesg says why"));
+	kmsg = labcheck_kmsg_open();
+	r = mount(self->dev, MNT, fs->name, MS_REMOUNT, "dax");
+	CHECK_THAT(labcheck_kmsg_grep(kmsg, fs->remount_says),
+		   EXPECTED("mount -o remount,dax to log \"%s\"", fs->remount_says),
+		   SEEN("the remount %s, and no such message",
+			r ? "was refused" : "succeeded"),
+		   HINT("%s_remount() in fs/%s/super.c", fs->name, fs->name));
+	close(kmsg);
+	expect_dax_state(_metadata, 0, "after a remount with dax");
+	unmount_and_fsck(_metadata, self->dev);
+}
+
+/* ext2's "xip" (execute in place, the ancestor of dax) is an old name for dax. */
+TEST(xip_is_an_old_name_for_dax)
+{
+	const char *opts;
+	int kmsg, r;
+
+	if (strcmp(daxfs()->name, "ext2"))
+		SKIP(return, "xip was an ext2 option only; %s never had it", daxfs()->name);
+	umount(MNT);
+	ASSERT_EQ(0, daxfs_mkfs("/dev/pmem0", "4096"));
+	kmsg = labcheck_kmsg_open();
+	r = mount_fs("/dev/pmem0", "xip");
+	REQUIRE_THAT(r == 0, EXPECTED("mount -o xip to mount with dax"),
+		     SEEN("%s", strerror(errno)),
+		     HINT("the Opt_xip case of parse_options() in fs/ext2/super.c "
+			  "falls through to Opt_dax"));
+	CHECK_THAT(labcheck_kmsg_grep(kmsg, "use dax instead of xip"),
+		   EXPECTED("the kernel to say \"use dax instead of xip\""),
+		   SEEN("no such message"), HINT("parse_options() in fs/ext2/super.c"));
+	close(kmsg);
+	opts = labcheck_mount_opts(MNT);
+	CHECK_THAT(daxfs_shows_dax(opts), EXPECTED("\"dax\" in /proc/mounts"),
+		   SEEN("%s", opts), HINT("ext2_show_options()"));
+	write_and_read_back(_metadata, MNT "/f", 5);
+	CHECK_THAT(is_dax(MNT "/f") == 1, EXPECTED("files of an xip mount to be DAX"),
+		   SEEN("not DAX"), HINT("ext2_set_inode_flags()"));
+	unmount_and_fsck(_metadata, "/dev/pmem0");
 }
 
 /* ---- I/O on a dax mount ---------------------------------------------- */
@@ -517,8 +631,8 @@ TEST(page_cache_is_bypassed)
 		     SEEN("an I/O error"), HINT(HINT_IO));
 
 	/* the control: the same device and workload, through the page cache */
-	ASSERT_EQ(0, labcheck_mkfs("ext2", "/dev/pmem0", "4096"));
-	ASSERT_EQ(0, mount_ext2("/dev/pmem0", ""));
+	ASSERT_EQ(0, daxfs_mkfs("/dev/pmem0", "4096"));
+	ASSERT_EQ(0, mount_fs("/dev/pmem0", ""));
 	err = cache_growth(_metadata, MNT "/big", &nodax);
 	ASSERT_EQ(0, umount(MNT));
 	ASSERT_EQ(0, err);

@@ -50,7 +50,7 @@ TEST_F(zero, cut_bytes_read_zero_after_extending)
 
 	/* on the device, not in some cache: still zero after a remount */
 	ASSERT_EQ(0, umount(MNT));
-	ASSERT_EQ(0, mount_ext2(self->dev, "dax"));
+	ASSERT_EQ(0, mount_fs(self->dev, "dax"));
 	fd = open(MNT "/f", O_RDONLY);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, pread_all(fd, buf, BLK, 0));

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lab 6, black box: what ext4 -o dax has beyond the checks of labs 2-5
+ * (which lab 6 runs again on ext4, as the suites lab6_ext4_*).
+ *
+ * What is checked: unwritten extents (fallocate) read as zeros and take
+ * stores and writes in their middle; punching a hole and zeroing a range,
+ * both unaligned, zero the edge bytes on the device (seen through a
+ * mapping made before), free the whole blocks, and leave the pages inside
+ * EOF mapped or mappable (no SIGBUS); data=journal cannot go with dax, at
+ * mount or at remount.  Every workload ends with e2fsck -fn.
+ */
+#define DAXFS_DEFAULT "ext4"
+
+#include <linux/falloc.h>
+
+#include "labcheck.h"
+#include "daxfs.h"
+
+#define HINT_ZERO "a dax file has no page cache to zero: ext4_block_zero_page_range() " \
+		  "(fs/ext4/inode.c) must zero the partial blocks on the device with " \
+		  "dax_bh_zero_page_range() (TODO 5)"
+#define HINT_ALLOC "ext4_dax_get_block() (fs/ext4/inode.c, TODO 3): allocate, or convert " \
+		   "an unwritten extent, with EXT4_GET_BLOCKS_CREATE_ZERO in a journal handle"
+
+#define FILE_BLOCKS 8L
+#define FILE_LEN (FILE_BLOCKS * BLK)
+
+DAX_DEVICE_FIXTURE(ext4)
+
+/*
+ * Copy len bytes of a mapping into out, page by page; the offset of the
+ * first page that raised SIGBUS, or -1.
+ */
+static long copy_from_mapping(unsigned char *out, unsigned char *map, long len)
+{
+	unsigned char c;
+
+	for (long off = 0; off < len; off += BLK) {
+		if (daxfs_touch(map + off, 0, 0, &c))
+			return off;
+		memcpy(out + off, map + off, len - off < BLK ? len - off : BLK);
+	}
+	return -1;
+}
+
+/* A file of FILE_BLOCKS blocks of pattern(seed), on a stale-filled device. */
+static void make_patterned_file(struct __test_metadata *_metadata, const char *dev,
+				unsigned char *expect, unsigned int seed, int *fdp)
+{
+	int fd;
+
+	REQUIRE_THAT(fill_device(dev) == 0, EXPECTED("to fill %s with 0xa5", dev),
+		     SEEN("%s", strerror(errno)), HINT("the device is missing?"));
+	setup_dax_fs(_metadata, dev);
+	fd = open(MNT "/f", O_CREAT | O_RDWR, 0644);
+	REQUIRE_THAT(fd >= 0, EXPECTED("to create " MNT "/f"), SEEN("%s", strerror(errno)),
+		     HINT(HINT_ALLOC));
+	pattern(expect, FILE_LEN, seed, 0);
+	REQUIRE_THAT(pwrite_all(fd, expect, FILE_LEN, 0) == 0,
+		     EXPECTED("write() of %ld bytes", FILE_LEN), SEEN("%s", strerror(errno)),
+		     HINT(HINT_ALLOC));
+	*fdp = fd;
+}
+
+/* Compare a file, by read() and through a mapping, with what it must hold. */
+static void expect_contents(struct __test_metadata *_metadata, int fd, unsigned char *map,
+			    const unsigned char *expect, const char *after, const char *hint)
+{
+	static unsigned char got[FILE_LEN];
+	long bad, bus;
+
+	ASSERT_EQ(0, pread_all(fd, got, FILE_LEN, 0));
+	bad = first_diff(expect, got, FILE_LEN);
+	CHECK_THAT(bad < 0, EXPECTED("after %s, read() to show byte %ld as %#x", after, bad,
+				     bad < 0 ? 0 : expect[bad]),
+		   SEEN("%#x", bad < 0 ? 0 : got[bad]), HINT("%s", hint));
+	bus = copy_from_mapping(got, map, FILE_LEN);
+	REQUIRE_THAT(bus < 0, EXPECTED("after %s, every page inside EOF to be mappable", after),
+		     SEEN("SIGBUS at offset %ld", bus),
+		     HINT("blocks freed or zeroed inside i_size are holes now: a load maps "
+			  "a zero page, it must not fail"));
+	bad = first_diff(expect, got, FILE_LEN);
+	CHECK_THAT(bad < 0, EXPECTED("after %s, a mapping made before to show byte %ld as %#x",
+				     after, bad, bad < 0 ? 0 : expect[bad]),
+		   SEEN("%#x", bad < 0 ? 0 : got[bad]), HINT("%s", hint));
+}
+
+/*
+ * The shared body of punch_hole and zero_range: fallocate(mode) over an
+ * unaligned range of a file that is mapped, then check what the file holds
+ * and how many blocks it has.
+ */
+static void zero_a_range(struct __test_metadata *_metadata, const char *dev, int mode,
+			 long start, long len, long blocks_freed)
+{
+	static unsigned char expect[FILE_LEN];
+	const char *what = mode & FALLOC_FL_PUNCH_HOLE ? "punching a hole" : "zeroing a range";
+	long long before, after;
+	unsigned char *map, c;
+	int fd = -1;
+
+	make_patterned_file(_metadata, dev, expect, 11, &fd);
+	if (fd < 0)
+		return;
+	map = daxfs_map(fd, FILE_LEN, PROT_READ | PROT_WRITE, MAP_SHARED);
+	ASSERT_NE(NULL, map);
+	for (long off = 0; off < FILE_LEN; off += BLK)	/* map every page */
+		ASSERT_EQ(0, daxfs_touch(map + off, 0, 0, &c));
+	before = st_blocks(fd);
+
+	REQUIRE_THAT(fallocate(fd, mode, start, len) == 0,
+		     EXPECTED("%s over [%ld, %ld) to succeed", what, start, start + len),
+		     SEEN("%s", strerror(errno)), HINT(HINT_ZERO));
+	memset(expect + start, 0, len);
+	expect_contents(_metadata, fd, map, expect, what, HINT_ZERO);
+	after = st_blocks(fd);
+	CHECK_THAT(before - after == blocks_freed * (BLK / 512),
+		   EXPECTED("%s to free the %ld whole blocks inside it (st_blocks %lld -> %lld)",
+			    what, blocks_freed, before, before - blocks_freed * (BLK / 512)),
+		   SEEN("st_blocks %lld -> %lld", before, after),
+		   HINT("ext4 frees or unwrites the whole blocks itself; the partial "
+			"ones are zeroed, not freed"));
+	CHECK_THAT(lseek(fd, 0, SEEK_END) == FILE_LEN,
+		   EXPECTED("the size to stay %ld", FILE_LEN),
+		   SEEN("%lld", (long long)lseek(fd, 0, SEEK_END)), HINT("FALLOC_FL_KEEP_SIZE"));
+
+	/* the range takes stores again: the block must be allocated, zeroed */
+	ASSERT_EQ(0, daxfs_touch(map + 3 * BLK + 10, 1, 0x5a, NULL));
+	expect[3 * BLK + 10] = 0x5a;
+	expect_contents(_metadata, fd, map, expect, "a store into the range", HINT_ALLOC);
+	munmap(map, FILE_LEN);
+	close(fd);
+	unmount_and_fsck(_metadata, dev);
+}
+
+TEST_F(ext4, punch_hole_zeroes_the_edges_and_frees_the_blocks)
+{
+	/* [1 block + 100, 5 blocks + 200): blocks 2, 3 and 4 go */
+	zero_a_range(_metadata, self->dev, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		     BLK + 100, 4 * BLK + 100, 3);
+}
+
+TEST_F(ext4, zero_range_zeroes_the_edges_and_unwrites_the_blocks)
+{
+	/* ext4 turns the whole blocks into unwritten extents: they stay allocated */
+	zero_a_range(_metadata, self->dev, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE,
+		     BLK + 300, 4 * BLK + 100, 0);
+}
+
+/*
+ * fallocate() makes unwritten extents: allocated, but holding what the
+ * device held before.  They must read as zeros, and a store or a write in
+ * their middle must leave the rest of them zero.
+ */
+TEST_F(ext4, fallocated_blocks_read_as_zeros_until_written)
+{
+	static unsigned char expect[FILE_LEN], mine[100];
+	unsigned char *map;
+	int fd;
+
+	REQUIRE_THAT(fill_device(self->dev) == 0, EXPECTED("to fill %s with 0xa5", self->dev),
+		     SEEN("%s", strerror(errno)), HINT("the device is missing?"));
+	setup_dax_fs(_metadata, self->dev);
+	fd = open(MNT "/f", O_CREAT | O_RDWR, 0644);
+	ASSERT_LE(0, fd);
+	REQUIRE_THAT(fallocate(fd, 0, 0, FILE_LEN) == 0,
+		     EXPECTED("fallocate of %ld bytes", FILE_LEN), SEEN("%s", strerror(errno)),
+		     HINT("is the filesystem full?"));
+	CHECK_THAT(st_blocks(fd) == FILE_LEN / 512,
+		   EXPECTED("%ld blocks allocated", FILE_BLOCKS),
+		   SEEN("st_blocks %lld", st_blocks(fd)), HINT("ext4_fallocate()"));
+	map = daxfs_map(fd, FILE_LEN, PROT_READ | PROT_WRITE, MAP_SHARED);
+	ASSERT_NE(NULL, map);
+	memset(expect, 0, sizeof(expect));
+	expect_contents(_metadata, fd, map, expect, "fallocate",
+			"an unwritten extent reads as a hole: zeros, not the device's "
+			"0xa5 (dax_do_io() and dax_fault() check buffer_unwritten())");
+
+	/* a store in the middle of block 5, and a write in the middle of block 2 */
+	ASSERT_EQ(0, daxfs_touch(map + 5 * BLK + 123, 1, 0x77, NULL));
+	expect[5 * BLK + 123] = 0x77;
+	pattern(mine, sizeof(mine), 12, 0);
+	REQUIRE_THAT(pwrite_all(fd, mine, sizeof(mine), 2 * BLK + 7) == 0,
+		     EXPECTED("a write() into an unwritten extent"),
+		     SEEN("%s", strerror(errno)), HINT(HINT_ALLOC));
+	memcpy(expect + 2 * BLK + 7, mine, sizeof(mine));
+	expect_contents(_metadata, fd, map, expect, "a store and a write", HINT_ALLOC);
+	munmap(map, FILE_LEN);
+	close(fd);
+
+	/* on the device, and recorded as written: the same after a remount */
+	ASSERT_EQ(0, umount(MNT));
+	ASSERT_EQ(0, mount_fs(self->dev, "dax"));
+	fd = open(MNT "/f", O_RDWR);
+	ASSERT_LE(0, fd);
+	map = daxfs_map(fd, FILE_LEN, PROT_READ, MAP_SHARED);
+	ASSERT_NE(NULL, map);
+	expect_contents(_metadata, fd, map, expect, "a remount",
+			"the converted extent must be in the journal: ext4_dax_get_block() "
+			"maps in a handle (TODO 3)");
+	munmap(map, FILE_LEN);
+	close(fd);
+	unmount_and_fsck(_metadata, self->dev);
+}
+
+/* ---- mount options ------------------------------------------------------ */
+
+FIXTURE(opts) {
+	int kmsg;
+};
+
+FIXTURE_SETUP(opts)
+{
+	umount(MNT);
+	self->kmsg = -1;
+	ASSERT_EQ(0, daxfs_mkfs("/dev/pmem0", "4096"));
+}
+
+FIXTURE_TEARDOWN(opts)
+{
+	umount(MNT);
+	if (self->kmsg >= 0)
+		close(self->kmsg);
+}
+
+#define HINT_JOURNAL "data=journal puts file data in the journal before it reaches " \
+		     "its blocks; a dax file has no copy to journal.  6.1's checks in " \
+		     "fs/ext4/super.c test EXT4_MOUNT_DAX_ALWAYS: is it 0? (TODO 1)"
+
+TEST_F(opts, data_journal_and_dax_are_refused_together)
+{
+	int r, err;
+
+	self->kmsg = labcheck_kmsg_open();
+	r = mount_fs("/dev/pmem0", "dax,data=journal");
+	err = errno;
+	if (r == 0)
+		umount(MNT);
+	CHECK_THAT(r == -1 && err == EINVAL,
+		   EXPECTED("mount -o dax,data=journal to fail with EINVAL"),
+		   SEEN("%s", r == 0 ? "it mounted" : strerror(err)), HINT(HINT_JOURNAL));
+	CHECK_THAT(labcheck_kmsg_grep(self->kmsg, "both data=journal and dax"),
+		   EXPECTED("the kernel to say \"can't mount with both data=journal and dax\""),
+		   SEEN("no such message"), HINT(HINT_JOURNAL));
+}
+
+TEST_F(opts, remount_cannot_bring_dax_and_data_journal_together)
+{
+	int r;
+
+	/* data=journal first, then dax */
+	ASSERT_EQ(0, mount_fs("/dev/pmem0", "data=journal"));
+	self->kmsg = labcheck_kmsg_open();
+	r = mount("/dev/pmem0", MNT, "ext4", MS_REMOUNT, "dax");
+	CHECK_THAT(r == -1 && errno == EINVAL,
+		   EXPECTED("mount -o remount,dax of a data=journal mount to fail with EINVAL"),
+		   SEEN("%s", r == 0 ? "it succeeded" : strerror(errno)), HINT(HINT_JOURNAL));
+	CHECK_THAT(labcheck_kmsg_grep(self->kmsg, "both data=journal and dax"),
+		   EXPECTED("the kernel to say \"can't mount with both data=journal and dax\""),
+		   SEEN("no such message"), HINT(HINT_JOURNAL));
+	CHECK_THAT(!daxfs_shows_dax(labcheck_mount_opts(MNT)),
+		   EXPECTED("the mount still without dax"),
+		   SEEN("%s", labcheck_mount_opts(MNT)), HINT(HINT_JOURNAL));
+	ASSERT_EQ(0, umount(MNT));
+
+	/* dax first, then data=journal */
+	REQUIRE_THAT(mount_fs("/dev/pmem0", "dax") == 0, EXPECTED("mount -o dax"),
+		     SEEN("%s", strerror(errno)),
+		     HINT("see lab6_ext4_dax_io.mount.*.dax_mount_works_and_says_so"));
+	close(self->kmsg);
+	self->kmsg = labcheck_kmsg_open();
+	r = mount("/dev/pmem0", MNT, "ext4", MS_REMOUNT, "data=journal");
+	CHECK_THAT(r == -1 && errno == EINVAL,
+		   EXPECTED("mount -o remount,data=journal of a dax mount to fail with EINVAL"),
+		   SEEN("%s", r == 0 ? "it succeeded" : strerror(errno)),
+		   HINT("ext4 never changes the data mode on remount"));
+	CHECK_THAT(daxfs_shows_dax(labcheck_mount_opts(MNT)),
+		   EXPECTED("the mount still with dax"),
+		   SEEN("%s", labcheck_mount_opts(MNT)), HINT(HINT_JOURNAL));
+}
+
+LABCHECK_MAIN
