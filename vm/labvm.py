@@ -74,6 +74,10 @@ SPLATS = [
     ("hung task", re.compile(r"INFO: task .* blocked for more than")),
     ("RCU stall", re.compile(r"rcu: INFO: \S+ detected stalls")),
     ("UBSAN report", re.compile(r"UBSAN: ")),
+    # the filesystem found itself damaged, or metadata changed behind the
+    # journal's back: wrong even if every check's own test passes
+    ("filesystem error", re.compile(r"EXT4-fs error \(device "
+                                    r"|JBD2: Spotted dirty metadata buffer")),
 ]
 SPLAT_END = re.compile(r"---\[ end (trace|Kernel panic)")
 EXCERPT_LINES = 40

@@ -13,6 +13,7 @@
 #define DAXFS_DEFAULT "ext4"
 
 #include <linux/falloc.h>
+#include <linux/mman.h>
 
 #include "labcheck.h"
 #include "daxfs.h"
@@ -25,6 +26,7 @@
 
 #define FILE_BLOCKS 8L
 #define FILE_LEN (FILE_BLOCKS * BLK)
+#define LARGE (40 * MIB)	/* ram0 is 64 MiB */
 
 DAX_DEVICE_FIXTURE(ext4)
 
@@ -200,6 +202,68 @@ TEST_F(ext4, fallocated_blocks_read_as_zeros_until_written)
 			"the converted extent must be in the journal: ext4_dax_get_block() "
 			"maps in a handle (TODO 3)");
 	munmap(map, FILE_LEN);
+	close(fd);
+	unmount_and_fsck(_metadata, self->dev);
+}
+
+/*
+ * One write() of many megabytes: ext4 allocates it in pieces, each in a
+ * journal handle of its own (a handle has a limited number of credits).
+ */
+TEST_F(ext4, one_large_write_is_allocated_and_reads_back)
+{
+	static unsigned char mine[LARGE], back[LARGE];
+	long bad;
+	int fd;
+
+	setup_dax_fs(_metadata, self->dev);
+	fd = open(MNT "/big", O_CREAT | O_RDWR, 0644);
+	ASSERT_LE(0, fd);
+	pattern(mine, LARGE, 13, 0);
+	REQUIRE_THAT(pwrite_all(fd, mine, LARGE, 0) == 0,
+		     EXPECTED("one write() of %ld MiB", LARGE / MIB),
+		     SEEN("%s", strerror(errno)),
+		     HINT("ext4_dax_get_block() (TODO 3): map at most DIO_MAX_BLOCKS "
+			  "blocks per journal handle; the core asks again for the rest"));
+	ASSERT_EQ(0, pread_all(fd, back, LARGE, 0));
+	bad = first_diff(mine, back, LARGE);
+	CHECK_THAT(bad < 0, EXPECTED("the %ld MiB to read back", LARGE / MIB),
+		   SEEN("other bytes from offset %ld", bad), HINT(HINT_ALLOC));
+	CHECK_THAT(st_blocks(fd) >= LARGE / 512,
+		   EXPECTED("at least %ld sectors allocated", LARGE / 512),
+		   SEEN("st_blocks %lld", st_blocks(fd)), HINT(HINT_ALLOC));
+	close(fd);
+	unmount_and_fsck(_metadata, self->dev);
+}
+
+/*
+ * MAP_SYNC promises that a store is durable once its page fault returns,
+ * which needs CONFIG_FS_DAX: refused, and the kernel must survive asking.
+ */
+TEST_F(ext4, map_sync_is_refused)
+{
+	unsigned char *p;
+	int fd;
+
+	setup_dax_fs(_metadata, self->dev);
+	fd = open(MNT "/f", O_CREAT | O_RDWR, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ftruncate(fd, BLK));
+	p = mmap(NULL, BLK, PROT_READ | PROT_WRITE, MAP_SHARED_VALIDATE | MAP_SYNC, fd, 0);
+	CHECK_THAT(p == MAP_FAILED && errno == EOPNOTSUPP,
+		   EXPECTED("mmap(MAP_SHARED_VALIDATE | MAP_SYNC) of a dax file to fail "
+			    "with EOPNOTSUPP"),
+		   SEEN("%s", p == MAP_FAILED ? strerror(errno) : "it mapped"),
+		   HINT("ext4_file_mmap(): the get_block core cannot make a store durable "
+			"when its fault returns, and has no dax_device to ask"));
+	if (p != MAP_FAILED)
+		munmap(p, BLK);
+	p = daxfs_map(fd, BLK, PROT_READ | PROT_WRITE, MAP_SHARED);
+	REQUIRE_THAT(p != NULL, EXPECTED("a plain shared mapping"), SEEN("%s", strerror(errno)),
+		     HINT("ext4_file_mmap()"));
+	CHECK_THAT(daxfs_touch(p, 1, 0x42, NULL) == 0, EXPECTED("a store through it"),
+		   SEEN("SIGBUS"), HINT(HINT_ALLOC));
+	munmap(p, BLK);
 	close(fd);
 	unmount_and_fsck(_metadata, self->dev);
 }
