@@ -54,7 +54,11 @@ while [ "$i" -le "$lab" ]; do
 			}
 		fi
 		echo "file /checks/lab$n/$name $bin 0755 0 0" >>"$list"
-		echo "lab${n}_$name:prog:/checks/lab$n/$name" >>"$suites.tmp"
+		# "labcheck: power-cycle" in a program: it runs across two boots
+		# of its own with an NVDIMM (vm/labvm.py, power_cycle())
+		kind=prog
+		grep -q 'labcheck: power-cycle' "$c" && kind=powercycle
+		echo "lab${n}_$name:$kind:/checks/lab$n/$name" >>"$suites.tmp"
 	done
 
 	if [ -f "$d/rerun" ]; then

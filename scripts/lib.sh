@@ -113,3 +113,51 @@ summary() {	# what
 	echo "$1: $passed passed, $failed failed"
 	[ "$failed" = 0 ]
 }
+
+# judge REPORT N skel: say how the skeleton did; 0 if as it must be.  A
+# lab's "observations" file names checks of its own that look at what the
+# earlier labs built: they count as checks of the earlier labs.
+judge() {
+	obs=$(lab_dir "$2")/observations
+	[ -f "$obs" ] || obs=/dev/null
+	awk -v n="$2" -v mode="$3" '
+	FILENAME == ARGV[1] {
+		sub(/#.*/, "")
+		if (NF) {
+			re = $1
+			gsub(/\./, "\\.", re)
+			gsub(/\*/, ".*", re)
+			gsub(/\?/, ".", re)
+			observed[++nobs] = "^" re "$"
+		}
+		next
+	}
+	/^(PASS|FAIL|SKIP|NOT RUN) / {
+		v = $1; name = $2
+		if (v == "NOT") { v = "NOT RUN"; name = $3 }
+		lab = -1
+		if (match(name, /^lab[0-9]+_/))
+			lab = substr(name, 4, RLENGTH - 4) + 0
+		for (i = 1; i <= nobs; i++)
+			if (name ~ observed[i])
+				lab = -1
+		if (lab == n) {
+			own++
+			if (v == "PASS") ownpass = ownpass " " name
+		} else {
+			other++
+			if (v != "PASS" && v != "SKIP") otherbad = otherbad " " name
+		}
+	}
+	END {
+		if (own == 0) { print "no check of lab " n " ran"; exit 1 }
+		if (mode == "skel") {
+			if (ownpass != "" || otherbad != "") {
+				if (ownpass != "") print "passes on the skeleton:" ownpass
+				if (otherbad != "") print "earlier labs fail:" otherbad
+				exit 1
+			}
+			printf "its %d checks fail, the %d others pass\n", own, other
+		}
+	}' "$obs" "$1"
+}

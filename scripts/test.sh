@@ -7,6 +7,7 @@
 #  4. every lab end to end: the reference passes its checks and those of
 #     the labs before; the skeleton fails its own and passes the others;
 #     every mutant of the lab (tests/mutants/labN) fails some check of it
+#  5. lab 7's persistence check fails with an NVDIMM that keeps nothing
 #  6. the reference series and the skeletons are checkpatch-clean
 #  7. the docs build with warnings as errors and load in Chromium
 # Prints one line per part and "N passed, N failed"; exits non-zero on any
@@ -47,6 +48,9 @@ prove_lab() {
 for n in $(list_labs | cut -d' ' -f1); do
 	part "lab$n" prove_lab "$n"
 done
+# lab 7's persistence check, with an NVDIMM that keeps nothing
+[ -d "$ROOT/labs/07-capstone" ] &&
+	part volatile-nvdimm sh "$ROOT/tests/persistence/run.sh"
 part checkpatch sh "$ROOT/scripts/checkpatch.sh"
 part docs sh "$ROOT/tests/docs/run.sh"
 echo "$passed passed, $failed failed"

@@ -6,7 +6,11 @@
 #        vm.sh shell N
 #        vm.sh run N       (CMD='...' FILES=dir)
 set -eu
-STEP=${1:-check}-lab
+case "${1:-check}" in	# named as the make target, for messages
+shell) STEP=vm ;;
+run) STEP=vm-run ;;
+*) STEP=check-lab ;;
+esac
 . "$(dirname "$0")/lib.sh"
 mode=$1
 lab=${2:-}

@@ -119,6 +119,19 @@ def glob_or_substring(pattern, name):
     return False
 
 
+def suite_may_match(pattern, suite):
+    """Could the filter select a check of suite (named "suite.test")?
+    Used to skip suites that need boots of their own."""
+    if not pattern:
+        return True
+    for p in pattern.split(","):
+        if any(c in p for c in "*?["):
+            return True         # a glob might: run it
+        if p and (p in suite + "." or p.startswith(suite + ".")):
+            return True
+    return False
+
+
 def parse_console(text, nonce):
     """Find the kernel splats in the console log, and whose they are.
 
@@ -749,41 +762,31 @@ class ResultsReader:
             self.buf = b""
 
 
-def run_vm(args, mode):
-    build = args.build
-    kobj = args.kobj or os.path.join(build, "obj")
-    kernel = os.path.join(kobj, "arch/x86/boot/bzImage")
-    if not os.path.exists(kernel):
-        die("%s is missing: the kernel is not built." % kernel,
-            "Run: make check-lab N (it builds first)")
-    qemu = qemu_binary()
-    preflight_host()
-    accel = pick_accel(args.accel, build)
-    gen = os.path.join(build, "tools", "gen_init_cpio")
-    logdir = args.logdir
+class Boot:
+    """How one boot of the VM went."""
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+def boot(m, args, mode, logdir, planned=(), nvdimm=None, cmd=None, files=None,
+         extra_conf=None, echo=True):
+    """Run QEMU once: the machine m, in mode "check" (the planned suites),
+    "run" (cmd) or "shell"; nvdimm names a file backing an NVDIMM."""
     os.makedirs(logdir, exist_ok=True)
     nonce = secrets.token_hex(8)
-
-    planned = []
-    if mode == "check":
-        with open(args.suites) as f:
-            for line in f:
-                line = line.strip()
-                if line:
-                    name, kind, path = line.split(":", 2)
-                    planned.append((name, kind, path))
     conf = dict(
         LABVM_MODE=mode, LABVM_NONCE=nonce,
         LABVM_SUITES=" ".join("%s:%s:%s" % p for p in planned),
         LABCHECK_FILTER=args.filter or "",
         LABVM_CHECK_TIMEOUT=args.check_timeout,
         LABVM_PMEM_BYTES=PMEM_MIB << 20, LABVM_RAM_BYTES=RAM0_MIB << 20,
-        LABVM_CMD=getattr(args, "cmd", "") or "",
-        LABVM_NVDIMM="1" if args.nvdimm else "",
+        LABVM_CMD=cmd or "",
+        LABVM_NVDIMM="1" if nvdimm else "",
     )
-    banner = kernel_banner(os.path.join(kobj, "vmlinux"))
-    runcpio = make_run_cpio(gen, os.path.join(logdir, "run"), conf, banner,
-                            getattr(args, "files", None))
+    conf.update(extra_conf or {})
+    runcpio = make_run_cpio(m["gen"], os.path.join(logdir, "run"), conf, m["banner"],
+                            files)
     initrd = os.path.join(logdir, "initrd.cpio")
     with open(initrd, "wb") as out:
         for part in args.initrd + [runcpio]:
@@ -796,51 +799,53 @@ def run_vm(args, mode):
         if os.path.exists(p):
             os.unlink(p)
     machine, mem = "pc", "%dM" % MEM_MIB
-    nvdimm = []
-    if args.nvdimm:
+    nvdimm_args = []
+    if nvdimm:
         # A file-backed emulated NVDIMM, described to the guest by an ACPI
         # NFIT: its contents survive the VM, unlike memmap= pmem.
-        path = os.path.abspath(args.nvdimm)
+        path = os.path.abspath(nvdimm)
         if not os.path.exists(path):
             with open(path, "wb") as f:
                 f.truncate(NVDIMM_MIB << 20)
         size = os.path.getsize(path)
         if size % (2 << 20) or size < (16 << 20):
             die("NVDIMM=%s: the file must be a multiple of 2 MiB, at least 16 MiB"
-                " (it is %d bytes)" % (args.nvdimm, size))
+                " (it is %d bytes)" % (nvdimm, size))
         machine = "pc,nvdimm=on"
         mem = "%dM,slots=2,maxmem=%dM" % (MEM_MIB, MEM_MIB + (size >> 20) + 1024)
-        nvdimm = ["-object", "memory-backend-file,id=nvmem0,share=on,mem-path=%s,"
-                  "size=%d" % (path, size),
-                  "-device", "nvdimm,id=nvdimm0,memdev=nvmem0"]
-    cmd = [qemu, "-nodefaults", "-no-user-config", "-display", "none",
-           "-machine", machine, "-accel", accel,
-           "-cpu", "host" if accel == "kvm" else "max",
-           "-smp", str(CPUS), "-m", mem] + nvdimm + [
-           "-kernel", kernel, "-initrd", initrd,
+        # LABVM_NVDIMM_VOLATILE=1 (for the project's own test): share=off,
+        # the guest's stores never reach the file
+        share = "off" if os.environ.get("LABVM_NVDIMM_VOLATILE") else "on"
+        nvdimm_args = ["-object", "memory-backend-file,id=nvmem0,share=%s,mem-path=%s,"
+                  "size=%d" % (share, path, size),
+                       "-device", "nvdimm,id=nvdimm0,memdev=nvmem0"]
+    argv = [m["qemu"], "-nodefaults", "-no-user-config", "-display", "none",
+           "-machine", machine, "-accel", m["accel"],
+           "-cpu", "host" if m["accel"] == "kvm" else "max",
+           "-smp", str(CPUS), "-m", mem] + nvdimm_args + [
+           "-kernel", m["kernel"], "-initrd", initrd,
            "-append", kernel_cmdline(args.append or ""),
            "-no-reboot", "-nic", "none"]
     if mode == "shell":
-        cmd += ["-serial", "mon:stdio", "-serial", "file:" + results_path]
+        argv += ["-serial", "mon:stdio", "-serial", "file:" + results_path]
     else:
-        cmd += ["-serial", "stdio", "-serial", "file:" + results_path,
+        argv += ["-serial", "stdio", "-serial", "file:" + results_path,
                 "-monitor", "none"]
     with open(os.path.join(logdir, "qemu-command"), "w") as f:
-        f.write(" ".join("'%s'" % c if " " in c else c for c in cmd) + "\n")
+        f.write(" ".join("'%s'" % c if " " in c else c for c in argv) + "\n")
 
-    limits = dict(boot=args.boot_timeout, check=args.check_timeout)
     if mode != "shell":
         sys.stderr.write("labvm: booting %s under %s (%d CPUs, %d MiB, pmem0 %d MiB,"
                          " ram0 %d MiB); log in %s\n" % (
-                             os.path.relpath(kernel), accel.upper(), CPUS, MEM_MIB,
-                             PMEM_MIB, RAM0_MIB, os.path.relpath(logdir)))
+                             os.path.relpath(m["kernel"]), m["accel"].upper(), CPUS,
+                             MEM_MIB, PMEM_MIB, RAM0_MIB, os.path.relpath(logdir)))
     if mode == "shell":
         console = None
         stdin = None
     else:
         console = open(console_path, "wb")
         stdin = subprocess.DEVNULL
-    proc = subprocess.Popen(cmd, stdin=stdin, stdout=console,
+    proc = subprocess.Popen(argv, stdin=stdin, stdout=console,
                             stderr=subprocess.STDOUT if console else None,
                             start_new_session=(mode != "shell"))
     reader = ResultsReader(results_path)
@@ -863,7 +868,7 @@ def run_vm(args, mode):
             for text in reader.poll():
                 m = re.match(r"^@@%s (\w+) ?(\S*)" % nonce, text)
                 if not m:
-                    if mode == "run":
+                    if mode == "run" and echo:
                         sys.stdout.write(text + "\n")
                         sys.stdout.flush()
                     elif args.verbose:
@@ -909,17 +914,71 @@ def run_vm(args, mode):
     elapsed = time.monotonic() - t_start
     with open(os.path.join(logdir, "end"), "w") as f:
         f.write("%s %s\n" % (end, nonce))
-    if mode == "shell":
-        return 0
-    with open(console_path, "rb") as f:
-        console_text = f.read().decode("utf-8", "replace")
-    if end == "interrupted":
-        sys.stderr.write("labvm: interrupted; QEMU stopped. Logs: %s\n" % logdir)
-        return 130
-    if mode == "run":
-        return run_verdict(reader, console_text, nonce, end, limits, logdir)
-    checks = verdicts([(n, k) for n, k, _ in planned], reader.lines,
-                             console_text, nonce, end, args.filter, limits)
+    console_text = ""
+    if mode != "shell":
+        with open(console_path, "rb") as f:
+            console_text = f.read().decode("utf-8", "replace")
+    return Boot(end=end, reader=reader, console_text=console_text, elapsed=elapsed,
+                nonce=nonce, console_path=console_path, logdir=logdir)
+
+
+def run_vm(args, mode):
+    """Boot the VM for a check, a command or a shell; the exit status."""
+    build = args.build
+    kobj = args.kobj or os.path.join(build, "obj")
+    kernel = os.path.join(kobj, "arch/x86/boot/bzImage")
+    if not os.path.exists(kernel):
+        die("%s is missing: the kernel is not built." % kernel,
+            "Run: make check-lab N (it builds first)")
+    qemu = qemu_binary()
+    preflight_host()
+    accel = pick_accel(args.accel, build)
+    gen = os.path.join(build, "tools", "gen_init_cpio")
+    logdir = args.logdir
+    machine = dict(kernel=kernel, kobj=kobj, qemu=qemu, accel=accel, gen=gen,
+                   banner=kernel_banner(os.path.join(kobj, "vmlinux")))
+
+    limits = dict(boot=args.boot_timeout, check=args.check_timeout)
+    planned = []
+    if mode == "check":
+        with open(args.suites) as f:
+            for line in f:
+                line = line.strip()
+                if line:
+                    name, kind, path = line.split(":", 2)
+                    planned.append((name, kind, path))
+    if mode != "check":
+        b = boot(machine, args, mode, logdir, nvdimm=args.nvdimm,
+                 cmd=getattr(args, "cmd", None), files=getattr(args, "files", None))
+        if mode == "shell":
+            return 0
+        if b.end == "interrupted":
+            sys.stderr.write("labvm: interrupted; QEMU stopped. Logs: %s\n" % logdir)
+            return 130
+        return run_verdict(b.reader, b.console_text, b.nonce, b.end, limits, logdir)
+
+    # A power-cycle suite needs boots of its own (power_cycle()); the
+    # others share one.
+    cycles = [p for p in planned if p[1] == "powercycle"]
+    planned = [p for p in planned if p[1] != "powercycle"]
+    checks = []
+    elapsed = 0
+    console_path = None
+    if not cycles or any(suite_may_match(args.filter, n) for n, _, _ in planned):
+        b = boot(machine, args, mode, logdir, planned, nvdimm=args.nvdimm)
+        if b.end == "interrupted":
+            sys.stderr.write("labvm: interrupted; QEMU stopped. Logs: %s\n" % logdir)
+            return 130
+        checks = verdicts([(n, k) for n, k, _ in planned], b.reader.lines,
+                          b.console_text, b.nonce, b.end, args.filter, limits)
+        elapsed, console_path = b.elapsed, b.console_path
+    for name, _, path in cycles:
+        if not suite_may_match(args.filter, name):
+            continue
+        got = power_cycle(machine, args, limits, name, path)
+        if got is None:
+            return 130
+        checks += got
     with open(os.path.join(logdir, "report.txt"), "w") as f:
         report(checks, f)
     write_tap(checks, os.path.join(logdir, "report.tap"))
@@ -931,9 +990,69 @@ def run_vm(args, mode):
         die("no check matches T=%s." % args.filter,
             "Check names are printed by: make check-lab N (without T).")
     failed = report(checks, sys.stdout)
-    sys.stdout.write("(%.0f s in the VM; console log: %s)\n" % (
-        elapsed, os.path.relpath(console_path)))
+    if console_path:
+        sys.stdout.write("(%.0f s in the VM; console log: %s)\n" % (
+            elapsed, os.path.relpath(console_path)))
     return 1 if failed else 0
+
+
+def power_cycle(m, args, limits, name, path):
+    """The checks of a power-cycle suite, or None if interrupted.
+
+    Two boots with one new file-backed NVDIMM.  The first runs the program
+    with DAXLAB_PERSIST=write:SEED: it writes, then powers the VM off
+    itself with no sync.  The second, a new QEMU, runs it as a check suite
+    with DAXLAB_PERSIST=verify:SEED.  The first boot is a check of its own,
+    NAME.power_off_without_sync: it fails on a splat, on a step the program
+    says failed, or if the VM did not power off.
+    """
+    logdir = os.path.join(args.logdir, name)
+    img = os.path.join(logdir, "nvdimm.img")
+    os.makedirs(logdir, exist_ok=True)
+    if os.path.exists(img):
+        os.unlink(img)          # nothing may survive from an earlier run
+    seed = int(secrets.token_hex(4), 16)
+    conf = dict(LABVM_POWER_CYCLE="1")
+    if not args.quiet:
+        sys.stderr.write("labvm: %s: first boot, writes then loses power ...\n" % name)
+    b1 = boot(m, args, "run", os.path.join(logdir, "write"), nvdimm=img,
+              cmd="DAXLAB_PERSIST=write:%d %s" % (seed, path), extra_conf=conf,
+              echo=False)
+    if b1.end == "interrupted":
+        return None
+    out = [t for _, t in b1.reader.lines if not t.startswith("@@")]
+    said = [t for t in out if t.startswith("persistence: ")]
+    first = Check("%s.power_off_without_sync" % name, "PASS", b1.elapsed)
+    splats = parse_console(b1.console_text, b1.nonce)
+    powered_off = b1.end == "exited" and any("powering off" in t for t in said)
+    if splats or not powered_off or any(" failed: " in t for t in said):
+        first.verdict = "FAIL"
+        if not powered_off:
+            first.detail.append("expected: the program to power the VM off itself "
+                                "(reboot(RB_POWER_OFF)); seen: the VM %s" % {
+                                    "done": "shut down normally, after a sync",
+                                    "check-timeout": "still running at the time limit",
+                                    "stall-timeout": "idle, then stopped",
+                                    "boot-timeout": "did not boot"}.get(b1.end, b1.end))
+        first.detail += out[-15:]
+        for s in splats:
+            first.detail += splat_detail(s)
+    checks = [first]
+    if not args.quiet:
+        sys.stderr.write("labvm: %s: second boot, the same NVDIMM ...\n" % name)
+    b2 = boot(m, args, "check", os.path.join(logdir, "verify"),
+              [(name, "prog", "%s:DAXLAB_PERSIST=verify:%d" % (path, seed))],
+              nvdimm=img, extra_conf=conf)
+    if b2.end == "interrupted":
+        return None
+    for c in verdicts([(name, "prog")], b2.reader.lines, b2.console_text, b2.nonce,
+                      b2.end, args.filter, limits):
+        if c.name == "boot":
+            if c.verdict == "PASS":
+                continue
+            c.name = "%s.second_boot" % name
+        checks.append(c)
+    return checks
 
 
 def run_verdict(reader, console_text, nonce, end, limits, logdir):

@@ -158,7 +158,9 @@ static inline const struct daxfs_type *daxfs(void)
 			chosen = &types[i];
 	if (strcmp(want, chosen->name))
 		ksft_exit_fail_msg("DAXLAB_FS=%s: the checks know ext2 and ext4\n", want);
-	labcheck_hint_note = chosen->hint_note;
+	/* the hints name the program's own filesystem: note only another */
+	if (strcmp(want, DAXFS_DEFAULT))
+		labcheck_hint_note = chosen->hint_note;
 	return chosen;
 }
 
@@ -296,6 +298,20 @@ static inline unsigned long long direct_access_pfn(const char *dev, long long se
 	}
 	close(fd);
 	return pfn;
+}
+
+/*
+ * How many transactions the journal of the filesystem on dev (a name such
+ * as "pmem0") has committed (/proc/fs/jbd2/DEV-8/info), or -1.
+ */
+static inline long jbd2_commits(const char *dev)
+{
+	char path[64], buf[256];
+
+	snprintf(path, sizeof(path), "/proc/fs/jbd2/%s-8/info", dev);
+	if (labcheck_read_file(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	return atol(buf);
 }
 
 /* ---- memory that may raise SIGBUS ---------------------------------- */

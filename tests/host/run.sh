@@ -66,6 +66,20 @@ printf 'ext4_cow 4 cow DAXLAB_FS=ext4\n' >"$scratch/rerun-missing"
 expect "a rerun of a program that does not exist is refused" '!0' 'not an earlier lab with a check program cow' -- \
 	sh -c '. scripts/lib.sh; rerun_suites "$1" 6 "$2"' sh "$scratch/rerun-missing" "$scratch/checks"
 
+# The skeleton's verdict (prove-labs): a check of lab 7 that passes on the
+# skeleton is wrong, unless the lab's "observations" file names it.
+printf 'PASS    boot\nPASS    lab6_x.a\nFAIL    lab7_map_sync.map_sync.a\nPASS    lab7_xip.b\n' \
+	>"$scratch/skel-report"
+expect "the skeleton may pass the checks a lab lists as observations" 0 \
+	'its 1 checks fail, the 3 others pass' -- \
+	sh -c 'ROOT=$PWD; . scripts/lib.sh; judge "$1" 7 skel' sh "$scratch/skel-report"
+printf 'PASS    lab7_map_sync.map_sync.a\n' >>"$scratch/skel-report"
+expect "but not the lab's own checks" '!0' 'passes on the skeleton: lab7_map_sync.map_sync.a$' -- \
+	sh -c 'ROOT=$PWD; . scripts/lib.sh; judge "$1" 7 skel' sh "$scratch/skel-report"
+printf 'PASS    lab6_ext4_dax.a\nFAIL    lab5_zeroing.b\n' >"$scratch/skel6-report"
+expect "and a lab without observations gets none" '!0' 'earlier labs fail: lab5_zeroing.b' -- \
+	sh -c 'ROOT=$PWD; . scripts/lib.sh; judge "$1" 6 skel' sh "$scratch/skel6-report"
+
 # Missing packages as a normal user: the exact command, nothing installed.
 mkdir -p "$scratch/bin"
 cat >"$scratch/bin/id" <<'X'

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lab 7, black box: MAP_SYNC on ext4 -o dax (TODOs 1-3).
+ *
+ * A program that maps a dax file with MAP_SYNC never calls fsync(): it
+ * makes its stores durable with CPU cache flushes, so the metadata that
+ * locates a block (the extent, the file size) must be committed before a
+ * store can reach the block.  What is checked, with the journal's count
+ * of committed transactions (/proc/fs/jbd2/pmem0-8/info): a store to a
+ * hole commits the new block before it returns; so does a store to a
+ * block that write() allocated and nobody synced; a store to blocks that
+ * are already committed commits nothing; past EOF, SIGBUS and no block.
+ * MAP_SYNC is refused for files that are not dax files.  The lab's
+ * persistence suite shows the same thing end to end, across a power-off.
+ */
+#define DAXFS_DEFAULT "ext4"
+
+#include <linux/mman.h>
+
+#include "labcheck.h"
+#include "daxfs.h"
+
+#define DEV "pmem0"
+#define PAGES 16L
+
+#define HINT_MMAP "ext4_file_mmap() (fs/ext4/file.c, TODO 1): accept VM_SYNC for dax " \
+		  "files, refuse it (EOPNOTSUPP) for others"
+#define HINT_FAULT "ext4_dax_bh_sync_check() (fs/ext4/file.c, TODO 2): allocate the " \
+		   "block, then return VM_FAULT_NEEDDSYNC if ext4_inode_datasync_dirty(); " \
+		   "ext4_dax_bh_sync_commit() (TODO 3) commits and has the access retried"
+#define HINT_PFN "ext4_dax_pfn_mkwrite() (fs/ext4/file.c): a store to a block mapped " \
+		 "read-only also calls ext4_dax_bh_sync_check() (without allocating)"
+
+FIXTURE(map_sync) {
+	int fd;
+};
+
+FIXTURE_SETUP(map_sync)
+{
+	self->fd = -1;
+	umount(MNT);
+	daxfs_catch_sigbus();
+	/* commit=300: nothing but fsync() and MAP_SYNC commits here */
+	ASSERT_EQ(0, daxfs_mkfs("/dev/" DEV, "4096"));
+	REQUIRE_THAT(mount_fs("/dev/" DEV, "dax,commit=300") == 0,
+		     EXPECTED("mount -t ext4 -o dax,commit=300 /dev/" DEV),
+		     SEEN("%s", strerror(errno)), HINT("lab 6's checks first"));
+	REQUIRE_THAT(jbd2_commits(DEV) >= 0, EXPECTED("/proc/fs/jbd2/" DEV "-8/info"),
+		     SEEN("it is missing"), HINT("is the filesystem ext4 with a journal?"));
+	self->fd = open(MNT "/f", O_CREAT | O_RDWR, 0644);
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(map_sync)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+	umount(MNT);
+}
+
+static unsigned char *map_sync(int fd, long len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_SHARED_VALIDATE | MAP_SYNC, fd, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+#define REQUIRE_MAP_SYNC(p, fd, len) do {					\
+	(p) = map_sync((fd), (len));						\
+	REQUIRE_THAT((p) != NULL,						\
+		     EXPECTED("mmap(MAP_SHARED_VALIDATE | MAP_SYNC) of a dax file"), \
+		     SEEN("%s", strerror(errno)), HINT(HINT_MMAP));		\
+} while (0)
+
+TEST_F(map_sync, map_sync_is_for_dax_files_only)
+{
+	unsigned char *p;
+	int fd;
+
+	ASSERT_EQ(0, ftruncate(self->fd, BLK));
+	p = map_sync(self->fd, BLK);
+	CHECK_THAT(p != NULL, EXPECTED("MAP_SYNC to map a file of a dax mount"),
+		   SEEN("%s", strerror(errno)), HINT(HINT_MMAP));
+	if (p)
+		munmap(p, BLK);
+	close(self->fd);
+	self->fd = -1;
+
+	ASSERT_EQ(0, umount(MNT));
+	ASSERT_EQ(0, mount_fs("/dev/" DEV, "dax=never"));
+	fd = open(MNT "/f", O_RDWR);
+	ASSERT_LE(0, fd);
+	p = map_sync(fd, BLK);
+	CHECK_THAT(p == NULL && errno == EOPNOTSUPP,
+		   EXPECTED("MAP_SYNC of a page cache file (dax=never) to fail with "
+			    "EOPNOTSUPP: its stores sit in the page cache until writeback"),
+		   SEEN("%s", p ? "it mapped" : strerror(errno)), HINT(HINT_MMAP));
+	if (p)
+		munmap(p, BLK);
+	close(fd);
+}
+
+TEST_F(map_sync, a_store_to_a_hole_commits_the_new_block_first)
+{
+	long before, after, again;
+	unsigned char *p;
+
+	ASSERT_EQ(0, ftruncate(self->fd, PAGES * BLK));
+	ASSERT_EQ(0, fsync(self->fd));
+	REQUIRE_MAP_SYNC(p, self->fd, PAGES * BLK);
+	for (long i = 0; i < PAGES; i++) {
+		before = jbd2_commits(DEV);
+		REQUIRE_THAT(daxfs_touch(p + i * BLK, 1, 0x5a, NULL) == 0,
+			     EXPECTED("a store to page %ld", i), SEEN("SIGBUS"),
+			     HINT(HINT_FAULT));
+		after = jbd2_commits(DEV);
+		REQUIRE_THAT(after > before,
+			     EXPECTED("the store into the hole at page %ld to commit the "
+				      "journal before it returns (%ld transactions before)",
+				      i, before),
+			     SEEN("%ld after", after), HINT(HINT_FAULT));
+		p[i * BLK + 1] = 0x5b;
+		again = jbd2_commits(DEV);
+		CHECK_THAT(again == after,
+			   EXPECTED("a second store to the same page to commit nothing"),
+			   SEEN("%ld transactions, not %ld", again, after),
+			   HINT("once committed, the fault maps the page writable"));
+	}
+	CHECK_THAT(st_blocks(self->fd) == PAGES * BLK / 512,
+		   EXPECTED("%ld sectors allocated", PAGES * BLK / 512),
+		   SEEN("%lld", st_blocks(self->fd)), HINT(HINT_FAULT));
+	munmap(p, PAGES * BLK);
+}
+
+TEST_F(map_sync, a_store_to_a_block_nobody_synced_commits_it_first)
+{
+	unsigned char buf[BLK];
+	unsigned char *p, c;
+	long before, after;
+
+	memset(buf, 0x33, sizeof(buf));
+	for (long i = 0; i < PAGES; i++)
+		ASSERT_EQ(0, pwrite_all(self->fd, buf, BLK, i * BLK));
+	REQUIRE_MAP_SYNC(p, self->fd, PAGES * BLK);
+	/* a load maps the block read-only; the store comes by pfn_mkwrite */
+	ASSERT_EQ(0, daxfs_touch(p, 0, 0, &c));
+	before = jbd2_commits(DEV);
+	REQUIRE_THAT(daxfs_touch(p, 1, 0x44, NULL) == 0, EXPECTED("a store to page 0"),
+		     SEEN("SIGBUS"), HINT(HINT_PFN));
+	after = jbd2_commits(DEV);
+	CHECK_THAT(after > before,
+		   EXPECTED("a store to a block that write() allocated without fsync() "
+			    "to commit the allocation before it returns (%ld transactions "
+			    "before)", before),
+		   SEEN("%ld after", after), HINT(HINT_PFN));
+	munmap(p, PAGES * BLK);
+}
+
+TEST_F(map_sync, a_store_to_committed_blocks_commits_nothing)
+{
+	unsigned char buf[BLK], *p, c;
+	long before, after;
+
+	memset(buf, 0x11, sizeof(buf));
+	for (long i = 0; i < PAGES; i++)
+		ASSERT_EQ(0, pwrite_all(self->fd, buf, BLK, i * BLK));
+	ASSERT_EQ(0, fsync(self->fd));
+	REQUIRE_MAP_SYNC(p, self->fd, PAGES * BLK);
+	before = jbd2_commits(DEV);
+	for (long i = 0; i < PAGES; i++) {
+		/* half by a write fault, half by a load then pfn_mkwrite */
+		if (i % 2)
+			ASSERT_EQ(0, daxfs_touch(p + i * BLK, 0, 0, &c));
+		REQUIRE_THAT(daxfs_touch(p + i * BLK, 1, 0x22, NULL) == 0,
+			     EXPECTED("a store to page %ld", i), SEEN("SIGBUS"),
+			     HINT(HINT_FAULT));
+	}
+	after = jbd2_commits(DEV);
+	CHECK_THAT(after == before,
+		   EXPECTED("stores to blocks whose metadata is committed to commit "
+			    "nothing (the new mtime is not fdatasync metadata)"),
+		   SEEN("%ld transactions, not %ld", after, before),
+		   HINT("commit only when ext4_inode_datasync_dirty(): a commit per "
+			"fault would make MAP_SYNC slower than msync()"));
+	ASSERT_EQ(0, pread_all(self->fd, buf, BLK, (PAGES - 1) * BLK));
+	CHECK_THAT(buf[0] == 0x22, EXPECTED("read() to see the store (0x22)"),
+		   SEEN("%#x", buf[0]), HINT(HINT_FAULT));
+	munmap(p, PAGES * BLK);
+}
+
+TEST_F(map_sync, a_store_past_eof_is_sigbus_and_allocates_nothing)
+{
+	unsigned char *p;
+	long long blocks;
+
+	ASSERT_EQ(0, ftruncate(self->fd, BLK));
+	ASSERT_EQ(0, fsync(self->fd));
+	REQUIRE_MAP_SYNC(p, self->fd, 4 * BLK);
+	CHECK_THAT(daxfs_touch(p + 2 * BLK, 1, 0x66, NULL) == -1,
+		   EXPECTED("SIGBUS for a store two pages past EOF"), SEEN("the store went in"),
+		   HINT("ext4_dax_bh_sync_check(): allocate nothing past EOF; dax_fault() "
+			"then sends SIGBUS"));
+	blocks = st_blocks(self->fd);
+	CHECK_THAT(blocks == 0, EXPECTED("no block allocated"), SEEN("st_blocks %lld", blocks),
+		   HINT("ext4_dax_bh_sync_check(): check i_size before ext4_dax_get_block()"));
+	CHECK_THAT(daxfs_touch(p, 1, 0x67, NULL) == 0, EXPECTED("a store inside EOF"),
+		   SEEN("SIGBUS"), HINT(HINT_FAULT));
+	munmap(p, 4 * BLK);
+	close(self->fd);
+	self->fd = -1;
+	unmount_and_fsck(_metadata, "/dev/" DEV);
+}
+
+LABCHECK_MAIN
