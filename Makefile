@@ -24,12 +24,13 @@ ifdef CMD
 endif
 
 # Variables the scripts read: N T V CMD FILES ACCEL BOOT_TIMEOUT CHECK_TIMEOUT
-# APPEND INSTRUCTOR REF SKEL NVDIMM PATCH BRANCH SUBMISSIONS
+# APPEND INSTRUCTOR REF SKEL NVDIMM PATCH BRANCH SUBMISSIONS CONFIGS WORKLOADS
+# ROUNDS
 export T V CMD FILES ACCEL BOOT_TIMEOUT CHECK_TIMEOUT APPEND INSTRUCTOR \
-	REF SKEL NVDIMM PATCH BRANCH SUBMISSIONS
+	REF SKEL NVDIMM PATCH BRANCH SUBMISSIONS CONFIGS WORKLOADS ROUNDS
 
 .PHONY: help check-lab lab vm vm-run test test-runner mutants grade docs deps tree \
-	kernel kvm-probe clean distclean
+	kernel kvm-probe bench clean distclean
 
 help:
 	@echo "The DAX lab.  Targets:"
@@ -46,6 +47,9 @@ help:
 	@echo "  make grade [SUBMISSIONS=dir]  every lab (or submission): table, TAP, JUnit"
 	@echo "  make docs            the documentation site, in build/docs"
 	@echo "                       (INSTRUCTOR=1: with the solutions/ notes)"
+	@echo "  make bench           page cache vs lab DAX vs Linux 6.1's DAX, measured"
+	@echo "                       (CONFIGS=a,b WORKLOADS=x,y ROUNDS=n; full runs"
+	@echo "                        write docs/bench/)"
 	@echo "  make kvm-probe       see whether KVM works here (TCG otherwise)"
 	@echo "  make clean           remove build outputs (keeps build/linux)"
 	@echo "  make distclean       remove build/ entirely, after asking"
@@ -92,12 +96,16 @@ grade:
 docs:
 	@sh scripts/docs.sh
 
+bench:
+	@sh scripts/bench.sh
+
 # Build outputs only: the kernel tree build/linux holds student commits.
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/grade/obj $(BUILD)/grade/checks \
 		$(BUILD)/initramfs $(BUILD)/checks \
 		$(BUILD)/logs $(BUILD)/docs $(BUILD)/tools $(BUILD)/include \
-		$(BUILD)/results $(BUILD)/screenshots $(BUILD)/kvm-probe
+		$(BUILD)/results $(BUILD)/screenshots $(BUILD)/kvm-probe \
+		$(BUILD)/bench/obj-lab $(BUILD)/bench/obj-upstream $(BUILD)/bench/results
 
 distclean:
 	@sh scripts/distclean.sh

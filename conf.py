@@ -11,7 +11,7 @@ extensions = ["sphinx.ext.graphviz", "sphinx.ext.todo"]
 graphviz_output_format = "svg"
 
 instructor = os.environ.get("INSTRUCTOR", "") not in ("", "0")
-exclude_patterns = ["build", "README.md", ".ci", "tests", "kernel-patches",
+exclude_patterns = ["build", "README.md", ".ci", "tests", "kernel-patches", "bench",
                     "**/skeleton", "**/checks", "**/kunit"]
 if not instructor:
     exclude_patterns.append("solutions")

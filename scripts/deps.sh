@@ -2,7 +2,7 @@
 # Make sure the Debian packages a target needs are installed.
 # As root: install what is missing (apt-get update first).  Otherwise:
 # print the exact command to run, and stop.
-# Usage: deps.sh core|docs
+# Usage: deps.sh core|docs|bench
 set -eu
 STEP=deps
 . "$(dirname "$0")/lib.sh"
@@ -11,11 +11,13 @@ core="make gcc libc6-dev git flex bison bc libelf-dev libssl-dev ccache cpio
 xz-utils kmod python3 linux-source-6.1 qemu-system-x86 busybox-static
 e2fsprogs"
 docs="python3-sphinx graphviz chromium fonts-dejavu-core"
+bench="gnuplot-nox"
 
 case "${1:-core}" in
 core) want=$core ;;
 docs) want="$core $docs" ;;
-*) die "unknown package group '$1' (core or docs)" ;;
+bench) want="$core $bench" ;;
+*) die "unknown package group '$1' (core, docs or bench)" ;;
 esac
 
 command -v dpkg-query >/dev/null 2>&1 ||

@@ -2,6 +2,7 @@
 # Configure the kernel for lab N: tinyconfig + vm/lab.config + the
 # kernel.config fragments of labs 0..N, then check that every option asked
 # for is what the labs need.  Skipped when nothing it depends on changed.
+# KCONFIG_EXTRA: more fragments, applied last (make bench's).
 # Usage: kconfig.sh N
 set -eu
 STEP=kconfig
@@ -18,6 +19,7 @@ while [ "$i" -le "$lab" ]; do
 	fi
 	i=$((i + 1))
 done
+frags="$frags ${KCONFIG_EXTRA:-}"
 
 mkdir -p "$KOBJ" "$LOGS"
 stamp="$KOBJ/.daxlab-config-stamp"
@@ -41,9 +43,12 @@ log="$LOGS/kconfig.log"
 	die "configuring the kernel failed; the full log is $log."
 }
 
-# Every requested value must have survived olddefconfig.
+# Every requested value must have survived olddefconfig (a later fragment
+# overrides an earlier one, as in merge_config.sh).
 bad=$(cat $frags | sed -n -e 's/^\(CONFIG_[A-Za-z0-9_]*\)=\(.*\)$/\1 \2/p' \
 	-e 's/^# \(CONFIG_[A-Za-z0-9_]*\) is not set$/\1 n/p' |
+awk '!($1 in v) { order[++n] = $1 } { v[$1] = $2 }
+	END { for (i = 1; i <= n; i++) print order[i], v[order[i]] }' |
 while read -r sym val; do
 	got=$(sed -n -e "s/^$sym=\(.*\)$/\1/p" \
 		-e "s/^# $sym is not set$/n/p" "$KOBJ/.config")

@@ -63,6 +63,20 @@ lab_usage() {
 	exit 2
 }
 
+# worktree_at DIR COMMIT: a scratch worktree of the kernel tree at DIR,
+# detached at COMMIT (made on first use; later, only the files that differ
+# are rewritten, so builds in it stay incremental).
+worktree_at() {
+	if [ ! -d "$1" ]; then
+		info "making the scratch worktree ${1#$ROOT/} ..."
+		mkdir -p "$(dirname "$1")"
+		git -C "$KSRC" worktree prune
+		git -C "$KSRC" worktree add -q --detach "$1" "$2"
+	else
+		git -C "$1" checkout -q --detach --force "$2"
+	fi
+}
+
 # rerun_suites FILE N CHECKS: the suite lines of lab N's "rerun" file.  A
 # lab may run check programs of earlier labs again under its own name, with
 # one variable set (lab 6 runs those of labs 2-5 on ext4).  Each line:

@@ -75,14 +75,7 @@ if [ -n "$variant" ]; then
 	[ "$variant" = mutant ] && variant=mutant-$(basename "$file" .patch)
 	[ "$variant" = submission ] && variant=${SUBMISSION_NAME:-submission}
 	wt="$BUILD/grade/linux"
-	if [ ! -d "$wt" ]; then
-		info "making the scratch worktree ${wt#$ROOT/} ..."
-		mkdir -p "$BUILD/grade"
-		git -C "$KSRC" worktree prune
-		git -C "$KSRC" worktree add -q --detach "$wt" "$commit"
-	else
-		git -C "$wt" checkout -q --detach --force "$commit"
-	fi
+	worktree_at "$wt" "$commit"
 	info "checking the $variant of lab $lab ($(git -C "$wt" log -1 --format=%s))"
 	KSRC=$wt
 	KOBJ="$BUILD/grade/obj"

@@ -80,6 +80,26 @@ printf 'PASS    lab6_ext4_dax.a\nFAIL    lab5_zeroing.b\n' >"$scratch/skel6-repo
 expect "and a lab without observations gets none" '!0' 'earlier labs fail: lab5_zeroing.b' -- \
 	sh -c 'ROOT=$PWD; . scripts/lib.sh; judge "$1" 6 skel' sh "$scratch/skel6-report"
 
+# make bench: bad names are refused before anything is built, with the list.
+expect "bench: an unknown configuration lists the configurations" 2 \
+	'The configurations are: pagecache, lab-dax, upstream-dax' -- make -s bench CONFIGS=nosuch
+expect "bench: an unknown workload lists the workloads" 2 \
+	'The workloads are: seq-read-4k, ' -- make -s bench WORKLOADS=seq-read-4k,nosuch
+expect "bench: ROUNDS must be a positive number" '!0' 'ROUNDS=0' -- make -s bench ROUNDS=0
+# and its report measures the bars: lab DAX at half of upstream misses one
+mkdir -p "$scratch/bench"
+{
+	echo configuration,round,workload,value,unit
+	for r in 1 2 3 4 5; do
+		echo "pagecache,$r,seq-read-1m,100,MB/s"
+		echo "lab-dax,$r,seq-read-1m,150,MB/s"
+		echo "upstream-dax,$r,seq-read-1m,300,MB/s"
+	done
+} >"$scratch/bench/results.csv"
+expect "bench: a lab DAX below 0.8x upstream misses its bar" 0 \
+	'MISSED lab-dax seq-read-1m: 0.50x upstream-dax' -- \
+	python3 bench/bench.py report --out "$scratch/bench" --workloads seq-read-1m
+
 # Missing packages as a normal user: the exact command, nothing installed.
 mkdir -p "$scratch/bin"
 cat >"$scratch/bin/id" <<'X'

@@ -10,7 +10,8 @@
  * hole commits the new block before it returns; so does a store to a
  * block that write() allocated and nobody synced; a store to blocks that
  * are already committed commits nothing; past EOF, SIGBUS and no block.
- * MAP_SYNC is refused for files that are not dax files.  The lab's
+ * MAP_SYNC is refused for files that are not dax files, and without a
+ * journal or with fast commits.  The lab's
  * persistence suite shows the same thing end to end, across a power-off.
  */
 #define DAXFS_DEFAULT "ext4"
@@ -23,8 +24,9 @@
 #define DEV "pmem0"
 #define PAGES 16L
 
-#define HINT_MMAP "ext4_file_mmap() (fs/ext4/file.c, TODO 1): accept VM_SYNC for dax " \
-		  "files, refuse it (EOPNOTSUPP) for others"
+#define HINT_MMAP "ext4_dax_bh_map_sync_ok() (fs/ext4/file.c, TODO 1): MAP_SYNC for " \
+		  "dax files with a journal and no fast commits; ext4_file_mmap() refuses " \
+		  "the others with EOPNOTSUPP"
 #define HINT_FAULT "ext4_dax_bh_sync_check() (fs/ext4/file.c, TODO 2): allocate the " \
 		   "block, then return VM_FAULT_NEEDDSYNC if ext4_inode_datasync_dirty(); " \
 		   "ext4_dax_bh_sync_commit() (TODO 3) commits and has the access retried"
@@ -73,6 +75,30 @@ static unsigned char *map_sync(int fd, long len)
 		     SEEN("%s", strerror(errno)), HINT(HINT_MMAP));		\
 } while (0)
 
+/* MAP_SYNC of a file of a fresh ext4 made with mkfs_opts, or NULL */
+static int map_sync_on(const char *mkfs_opts, const char *mount_opts)
+{
+	char cmd[256];
+	void *p;
+	int fd, ok;
+
+	umount(MNT);
+	snprintf(cmd, sizeof(cmd), "mkfs.ext4 -q -F -b 4096 %s /dev/" DEV " >/dev/null 2>&1",
+		 mkfs_opts);
+	if (system(cmd) || mount_fs("/dev/" DEV, mount_opts))
+		return -1;
+	fd = open(MNT "/g", O_CREAT | O_RDWR, 0644);
+	if (fd < 0 || ftruncate(fd, BLK))
+		return -1;
+	p = map_sync(fd, BLK);
+	ok = p != NULL;
+	if (p)
+		munmap(p, BLK);
+	close(fd);
+	umount(MNT);
+	return ok;
+}
+
 TEST_F(map_sync, map_sync_is_for_dax_files_only)
 {
 	unsigned char *p;
@@ -99,6 +125,25 @@ TEST_F(map_sync, map_sync_is_for_dax_files_only)
 	if (p)
 		munmap(p, BLK);
 	close(fd);
+}
+
+TEST_F(map_sync, map_sync_needs_a_journal_that_commits_allocations)
+{
+	int ok;
+
+	close(self->fd);
+	self->fd = -1;
+	ok = map_sync_on("-O ^has_journal", "dax");
+	CHECK_THAT(ok == 0, EXPECTED("MAP_SYNC refused on ext4 without a journal: "
+				     "nothing commits the allocation a fault makes"),
+		   SEEN("%s", ok < 0 ? "the setup failed" : "it mapped"), HINT(HINT_MMAP));
+	ok = map_sync_on("-O fast_commit", "dax");
+	CHECK_THAT(ok == 0, EXPECTED("MAP_SYNC refused on ext4 with fast commits, "
+				     "which do not commit the allocation"),
+		   SEEN("%s", ok < 0 ? "the setup failed" : "it mapped"), HINT(HINT_MMAP));
+	ok = map_sync_on("", "dax");
+	CHECK_THAT(ok == 1, EXPECTED("MAP_SYNC on ext4 with a journal, mounted -o dax"),
+		   SEEN("%s", ok < 0 ? "the setup failed" : "refused"), HINT(HINT_MMAP));
 }
 
 TEST_F(map_sync, a_store_to_a_hole_commits_the_new_block_first)
