@@ -152,10 +152,19 @@ TEST_F(cow, load_maps_the_device_then_a_store_copies_it)
 		   EXPECTED("the copy to hold the old bytes and the store"),
 		   SEEN("other bytes"), HINT("fill the copy from the device"));
 
-	/* one fault for a store to a page not mapped yet */
+	/*
+	 * One fault for a store to a page not mapped yet.  Two pages, and
+	 * the fewer faults of the two: under TCG a rare spurious fault can
+	 * add one to either, while a COW in two faults costs two on each.
+	 */
+	before = minflt();
+	priv[2 * BLK + 7] = 1;
+	faults = minflt() - before;
 	before = minflt();
 	priv[3 * BLK + 7] = 1;
-	faults = minflt() - before;
+	before = minflt() - before;
+	if (before < faults)
+		faults = before;
 	CHECK_THAT(faults == 1, EXPECTED("one page fault for a private store"),
 		   SEEN("%ld faults", faults),
 		   HINT("map read-only and copy on the next fault costs two: fill "
