@@ -48,11 +48,7 @@ for k in $kernels; do
 done
 
 # The guest: the lab's base initramfs and the benchmark program.
-base="$BUILD/initramfs/base.cpio"
-if [ ! -f "$base" ] || [ -n "$(find "$ROOT/vm" -newer "$base" -print -quit)" ]; then
-	mkdir -p "$BUILD/initramfs"
-	sh "$ROOT/vm/mkinitramfs.sh" "$base"
-fi
+base=$(base_initramfs)
 [ -x "$BUILD/tools/gen_init_cpio" ] || sh "$ROOT/scripts/gen-init-cpio.sh"
 out="$BUILD/bench"
 cc -static -O2 -Wall -o "$out/daxbench" "$ROOT/bench/daxbench.c" ||

@@ -13,9 +13,7 @@ if [ ! -w /dev/kvm ]; then
 	info "no usable /dev/kvm: the lab VM runs under TCG."
 	exit 0
 fi
-base="$BUILD/initramfs/base.cpio"
-mkdir -p "$BUILD/initramfs"
-[ -f "$base" ] || sh "$ROOT/vm/mkinitramfs.sh" "$base"
+base=$(base_initramfs)
 info "booting once under KVM (at most 30 s) ..."
 if python3 "$ROOT/vm/labvm.py" run --build "$BUILD" --accel kvm \
 	--boot-timeout 30 --check-timeout 30 --initrd "$base" \

@@ -77,6 +77,18 @@ worktree_at() {
 	fi
 }
 
+# base_initramfs: the path of the guest's base initramfs (busybox,
+# e2fsprogs, /init), made again when vm/ has changed since it was made.
+base_initramfs() {
+	base="$BUILD/initramfs/base.cpio"
+	mkdir -p "$BUILD/initramfs"
+	if [ ! -f "$base" ] || [ -n "$(find "$ROOT/vm" "$ROOT/scripts/gen-init-cpio.sh" \
+		-newer "$base" -print -quit)" ]; then
+		sh "$ROOT/vm/mkinitramfs.sh" "$base" >&2
+	fi
+	echo "$base"
+}
+
 # rerun_suites FILE N CHECKS: the suite lines of lab N's "rerun" file.  A
 # lab may run check programs of earlier labs again under its own name, with
 # one variable set (lab 6 runs those of labs 2-5 on ext4).  Each line:

@@ -87,13 +87,7 @@ else
 fi
 sh "$ROOT/scripts/build.sh" "$lab"
 
-# The base initramfs changes only with vm/.
-base="$BUILD/initramfs/base.cpio"
-mkdir -p "$BUILD/initramfs"
-if [ ! -f "$base" ] || [ -n "$(find "$ROOT/vm" "$ROOT/scripts/gen-init-cpio.sh" \
-	-newer "$base" -print -quit)" ]; then
-	sh "$ROOT/vm/mkinitramfs.sh" "$base"
-fi
+base=$(base_initramfs)
 sh "$ROOT/scripts/build-checks.sh" "$lab"
 checks=${CHECKS_OUT:-$BUILD/checks}
 
