@@ -25,11 +25,12 @@ endif
 
 # Variables the scripts read: N T V CMD FILES ACCEL BOOT_TIMEOUT CHECK_TIMEOUT
 # APPEND INSTRUCTOR REF SKEL NVDIMM PATCH BRANCH SUBMISSIONS CONFIGS WORKLOADS
-# ROUNDS
+# ROUNDS UNSANDBOXED
 export T V CMD FILES ACCEL BOOT_TIMEOUT CHECK_TIMEOUT APPEND INSTRUCTOR \
-	REF SKEL NVDIMM PATCH BRANCH SUBMISSIONS CONFIGS WORKLOADS ROUNDS
+	REF SKEL NVDIMM PATCH BRANCH SUBMISSIONS CONFIGS WORKLOADS ROUNDS UNSANDBOXED
 
-.PHONY: help check-lab lab vm vm-run test test-runner mutants grade docs deps tree \
+.PHONY: help check-lab lab vm vm-run test test-runner mutants grade grade-selftest \
+	docs deps tree \
 	kernel kvm-probe bench clean distclean
 
 help:
@@ -45,6 +46,9 @@ help:
 	@echo "  make mutants         each planted bug must fail some check of its lab"
 	@echo "  make check-lab N PATCH=file   a student's patches on the lab-N skeleton"
 	@echo "  make grade [SUBMISSIONS=dir]  every lab (or submission): table, TAP, JUnit"
+	@echo "                       (each built and booted in a sandbox; UNSANDBOXED=1:"
+	@echo "                        without one, and every result says so)"
+	@echo "  make grade-selftest  see that the grading sandbox holds on this machine"
 	@echo "  make docs            the documentation site, in build/docs"
 	@echo "                       (INSTRUCTOR=1: with the solutions/ notes)"
 	@echo "  make bench           page cache vs lab DAX vs Linux 6.1's DAX, measured"
@@ -92,6 +96,9 @@ mutants:
 
 grade:
 	@sh scripts/grade.sh
+
+grade-selftest:
+	@sh scripts/grade-selftest.sh
 
 docs:
 	@sh scripts/docs.sh

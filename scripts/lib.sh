@@ -8,7 +8,7 @@ ROOT=${ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 BUILD=${BUILD:-$ROOT/build}
 KSRC=${KSRC:-$BUILD/linux}        # the kernel tree: a git repository, student work
 KOBJ=${KOBJ:-$BUILD/obj}          # kernel build output: disposable
-LOGS=$BUILD/logs
+LOGS=${LOGS:-$BUILD/logs}     # logs; a sandboxed build writes its own
 TARBALL=${TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 STEP=${STEP:-$(basename "$0" .sh)}
 

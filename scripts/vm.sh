@@ -33,17 +33,31 @@ for v in "${REF:-}" "${SKEL:-}" "${MUTANT:-}" "${PATCH:-}" "${BRANCH:-}"; do
 done
 [ "$asked" -le 1 ] || die "REF=, SKEL=, MUTANT=, PATCH= and BRANCH= each choose what" \
 	"to check: give one of them."
-# A submission is untrusted: refused before anything is built if it strays.
-[ -z "${PATCH:-}" ] || sh "$ROOT/scripts/allowlist.sh" "$lab" "$PATCH"
+if [ -n "${PATCH:-}" ] || [ -n "${BRANCH:-}" ]; then
+	[ "$mode" = check ] || die "PATCH= and BRANCH= are for make check-lab N:" \
+		"a submission is built and booted only in its sandbox, to be checked."
+	[ -z "${PATCH:-}" ] || [ -f "$PATCH" ] || die "PATCH=$PATCH: no such file."
+fi
 
 sh "$ROOT/scripts/deps.sh" core
 sh "$ROOT/scripts/tree.sh"
 
+# PATCH=file (the skeleton + a student's patches) and BRANCH=labN (a
+# branch of the student's tree) are a stranger's code to the instructor:
+# the grading unit checks what git applied, then builds and boots it in
+# a sandbox (scripts/grade-unit.sh).
+if [ -n "${PATCH:-}" ]; then
+	file=$(cd "$(dirname "$PATCH")" && pwd)/$(basename "$PATCH")
+	exec sh "$ROOT/scripts/grade-unit.sh" "$lab" patch "$file" \
+		"${SUBMISSION_NAME:-submission}"
+fi
+[ -z "${BRANCH:-}" ] ||
+	exec sh "$ROOT/scripts/grade-unit.sh" "$lab" branch "$BRANCH" "branch-$BRANCH"
+
 # REF=1 / SKEL=1: check the reference (or the skeleton) of lab N in a
 # scratch worktree, build/grade/linux, built in build/grade/obj; likewise
-# MUTANT=file (the reference + a mutant), PATCH=file (the skeleton + a
-# student's patches) and BRANCH=labN (a branch of the student's tree).  The
-# student's tree and build are not touched.  The paths mirror build/linux
+# MUTANT=file (the reference + a mutant).  The project's own code: no
+# sandbox.  The student's tree and build are not touched.  The paths mirror build/linux
 # and build/obj, so the compiler command lines are the same and ccache
 # serves one build from the other.
 variant=
@@ -54,26 +68,14 @@ if [ -n "${MUTANT:-}" ]; then
 	variant=mutant
 	file=$MUTANT
 fi
-if [ -n "${PATCH:-}" ]; then
-	variant=submission
-	file=$PATCH
-fi
 if [ -n "$file" ]; then
 	[ -f "$file" ] || die "$file: no such file."
 	file=$(cd "$(dirname "$file")" && pwd)/$(basename "$file")
 fi
-[ -n "${BRANCH:-}" ] && variant=branch
 logname=lab$lab
 if [ -n "$variant" ]; then
-	if [ "$variant" = branch ]; then
-		commit=$(git -C "$KSRC" rev-parse -q --verify "refs/heads/$BRANCH") ||
-			die "the kernel tree has no branch $BRANCH."
-		variant=branch-$BRANCH
-	else
-		commit=$(sh "$ROOT/scripts/variant.sh" "$variant" "$lab" ${file:+"$file"})
-	fi
+	commit=$(sh "$ROOT/scripts/variant.sh" "$variant" "$lab" ${file:+"$file"})
 	[ "$variant" = mutant ] && variant=mutant-$(basename "$file" .patch)
-	[ "$variant" = submission ] && variant=${SUBMISSION_NAME:-submission}
 	wt="$BUILD/grade/linux"
 	worktree_at "$wt" "$commit"
 	info "checking the $variant of lab $lab ($(git -C "$wt" log -1 --format=%s))"

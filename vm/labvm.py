@@ -769,6 +769,29 @@ class Boot:
         self.__dict__.update(kw)
 
 
+def sandboxed(script, argv, m, logdir, initrd, nvdimm):
+    """argv run by scripts/sandbox.sh: QEMU sees its kernel and initrd
+    read-only, and may write only its log directory and its NVDIMM file
+    (which then belong to the sandbox's uid)."""
+    owner = subprocess.run(["sh", script, "owner"], stdout=subprocess.PIPE,
+                           text=True, check=True).stdout.strip()
+    wrap = ["sh", script, "--ro", m["kernel"], "--ro", os.path.abspath(initrd),
+            "--rw", os.path.abspath(logdir),
+            "--cpu", "7200", "--mem", "8192", "--procs", "64", "--fsize", "64",
+            "--wall", "7200"]
+    writable = [logdir]
+    if nvdimm:
+        wrap += ["--rw", os.path.abspath(nvdimm)]
+        writable.append(nvdimm)
+    if m["accel"] == "kvm":
+        wrap += ["--dev", "/dev/kvm"]
+    if owner:
+        uid, gid = (int(x) for x in owner.split(":"))
+        for p in writable:
+            os.chown(p, uid, gid)
+    return wrap + ["--"] + argv
+
+
 def boot(m, args, mode, logdir, planned=(), nvdimm=None, cmd=None, files=None,
          extra_conf=None, echo=True):
     """Run QEMU once: the machine m, in mode "check" (the planned suites),
@@ -831,6 +854,8 @@ def boot(m, args, mode, logdir, planned=(), nvdimm=None, cmd=None, files=None,
     else:
         argv += ["-serial", "stdio", "-serial", "file:" + results_path,
                 "-monitor", "none"]
+    if args.sandbox:
+        argv = sandboxed(args.sandbox, argv, m, logdir, initrd, nvdimm)
     with open(os.path.join(logdir, "qemu-command"), "w") as f:
         f.write(" ".join("'%s'" % c if " " in c else c for c in argv) + "\n")
 
@@ -1094,6 +1119,8 @@ def main():
     ap.add_argument("--cmd")
     ap.add_argument("--files")
     ap.add_argument("--nvdimm", help="a file backing an emulated NVDIMM")
+    ap.add_argument("--sandbox", help="run QEMU through this scripts/sandbox.sh"
+                    " (a submission's kernel)")
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--quiet", action="store_true")
     # parse mode: a recorded run

@@ -44,11 +44,39 @@ expect "REF=1 and PATCH= together are refused" '!0' 'give one of them' -- \
 expect "a PATCH= that is not a patch is refused" '!0' 'is not a patch' -- \
 	make -s check-lab 1 PATCH=README.md
 # Lab 2's skeleton wires fs/dax_bh.c into fs/Makefile; a submission still
-# may not touch a Makefile (it would run on the grader's machine).
-printf '%s\n' 'diff --git a/fs/Makefile b/fs/Makefile' '--- a/fs/Makefile' \
-	'+++ b/fs/Makefile' '@@ -1 +1 @@' '-a' '+b' >"$scratch/makefile.patch"
-expect "a submission touching a Makefile is refused, naming it" '!0' 'fs/Makefile' -- \
+# may not touch a Makefile (it would run on the grader's machine).  What
+# it touched is read from what git applied, whatever the headers say.
+skel2=$(sh scripts/variant.sh skel 2)
+line1=$(git -C "$KSRC" show "$skel2:fs/Makefile" | sed -n 1p)
+line2=$(git -C "$KSRC" show "$skel2:fs/Makefile" | sed -n 2p)
+printf '%s\n' 'diff --git "a/fs/Makefile" "b/fs/Makefile"' '--- "a/fs/Makefile"' \
+	'+++ "b/fs/Makefile"' '@@ -1,2 +1,2 @@' "-$line1" "+$line1 \$(shell true)" " $line2" \
+	>"$scratch/makefile.patch"
+expect "a submission touching a Makefile is refused, naming it" '!0' \
+	'fs/Makefile  \(not a file of lab 2\)' -- \
 	make -s check-lab 2 PATCH="$scratch/makefile.patch"
+
+# No user namespaces (bwrap cannot start): grading refuses, says why and
+# how to enable them, and builds nothing; UNSANDBOXED=1 is the way out.
+cat >"$scratch/nons-bwrap" <<'X'
+#!/bin/sh
+echo "bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces." >&2
+exit 1
+X
+chmod +x "$scratch/nons-bwrap"
+expect "without namespaces, PATCH= refuses and says how to enable them" '!0' \
+	'max_user_namespaces' -- env DAXLAB_BWRAP="$scratch/nons-bwrap" \
+	make -s check-lab 1 PATCH=tests/submissions/alice.lab1.patch
+expect "... and names the explicit opt-out" '!0' 'UNSANDBOXED=1' -- \
+	env DAXLAB_BWRAP="$scratch/nons-bwrap" \
+	make -s check-lab 1 PATCH=tests/submissions/alice.lab1.patch
+expect "without namespaces, make grade refuses before grading anything" '!0' \
+	'cannot make a sandbox' -- env DAXLAB_BWRAP="$scratch/nons-bwrap" \
+	make -s grade SUBMISSIONS=tests/submissions
+expect "without namespaces, BRANCH= refuses too" '!0' 'cannot make a sandbox' -- \
+	env DAXLAB_BWRAP="$scratch/nons-bwrap" make -s check-lab 0 BRANCH=lab0
+expect "make grade-selftest refuses with UNSANDBOXED=1" '!0' 'no sandbox to test' -- \
+	env UNSANDBOXED=1 make -s grade-selftest
 
 # A lab's "rerun" file (suites of earlier labs run again): bad lines are
 # named, good ones give suite lines.

@@ -1,0 +1,21 @@
+#!/bin/sh
+# Inside the sandbox (grade-unit.sh starts it): build a submission's
+# kernel and its KUnit checks, starting from the lab's base build, and
+# hand out what the VM needs.  KOBJ and CHECKS_OUT are empty tmpfs
+# mounts at the base's own paths (so every command line matches the
+# base's and only what the submission changed is rebuilt); SEED holds the
+# base's obj and checks, read-only; OUT is the one writable directory that
+# outlives the sandbox.
+# Usage: sandbox-build.sh N     (env: KSRC KOBJ CHECKS_OUT LOGS SEED OUT)
+set -eu
+STEP=build
+. "$(dirname "$0")/lib.sh"
+n=$1
+cp -R --preserve=mode,timestamps "$SEED/obj/." "$KOBJ/"
+cp -R --preserve=mode,timestamps "$SEED/checks/." "$CHECKS_OUT/"
+sh "$ROOT/scripts/build.sh" "$n"
+sh "$ROOT/scripts/build-checks.sh" "$n"
+mkdir -p "$OUT/obj/arch/x86/boot" "$OUT/checks"
+cp "$KOBJ/arch/x86/boot/bzImage" "$OUT/obj/arch/x86/boot/"
+cp "$KOBJ/vmlinux" "$OUT/obj/"
+cp "$CHECKS_OUT/checks-$n.cpio" "$CHECKS_OUT/suites-$n" "$OUT/checks/"
