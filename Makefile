@@ -25,11 +25,12 @@ endif
 
 # Variables the scripts read: N T V CMD FILES ACCEL BOOT_TIMEOUT CHECK_TIMEOUT
 # APPEND INSTRUCTOR REF SKEL NVDIMM PATCH BRANCH SUBMISSIONS CONFIGS WORKLOADS
-# ROUNDS UNSANDBOXED
+# ROUNDS UNSANDBOXED JOBS FORCE SLURM SLURM_WAIT PARTITION TIME MEM CPUS
 export T V CMD FILES ACCEL BOOT_TIMEOUT CHECK_TIMEOUT APPEND INSTRUCTOR \
-	REF SKEL NVDIMM PATCH BRANCH SUBMISSIONS CONFIGS WORKLOADS ROUNDS UNSANDBOXED
+	REF SKEL NVDIMM PATCH BRANCH SUBMISSIONS CONFIGS WORKLOADS ROUNDS UNSANDBOXED \
+	JOBS FORCE SLURM SLURM_WAIT PARTITION TIME MEM CPUS
 
-.PHONY: help check-lab lab vm vm-run test test-runner mutants grade grade-selftest \
+.PHONY: help check-lab lab vm vm-run test test-runner mutants grade grade-selftest grade-status \
 	docs deps tree \
 	kernel kvm-probe bench clean distclean
 
@@ -48,6 +49,10 @@ help:
 	@echo "  make grade [SUBMISSIONS=dir]  every lab (or submission): table, TAP, JUnit"
 	@echo "                       (each built and booted in a sandbox; UNSANDBOXED=1:"
 	@echo "                        without one, and every result says so)"
+	@echo "                       (JOBS=J: J at a time; FORCE=1: grade again what was"
+	@echo "                        graded; SLURM=1: as a Slurm job array, with"
+	@echo "                        PARTITION= TIME= MEM= CPUS= per task)"
+	@echo "  make grade-status    the progress of a SLURM=1 grading run"
 	@echo "  make grade-selftest  see that the grading sandbox holds on this machine"
 	@echo "  make docs            the documentation site, in build/docs"
 	@echo "                       (INSTRUCTOR=1: with the solutions/ notes)"
@@ -99,6 +104,9 @@ grade:
 
 grade-selftest:
 	@sh scripts/grade-selftest.sh
+
+grade-status:
+	@sh scripts/grade-slurm.sh status
 
 docs:
 	@sh scripts/docs.sh

@@ -2,22 +2,24 @@
 # Make sure the Debian packages a target needs are installed.
 # As root: install what is missing (apt-get update first).  Otherwise:
 # print the exact command to run, and stop.
-# Usage: deps.sh core|docs|bench
+# Usage: deps.sh core|docs|bench|slurm
 set -eu
 STEP=deps
 . "$(dirname "$0")/lib.sh"
 
-core="make gcc libc6-dev git flex bison bc libelf-dev libssl-dev ccache cpio
+core="make gcc libc6-dev git flex bison bc libelf-dev libssl-dev ccache cpio bubblewrap
 xz-utils kmod python3 linux-source-6.1 qemu-system-x86 busybox-static
 e2fsprogs"
 docs="python3-sphinx graphviz chromium fonts-dejavu-core"
 bench="gnuplot-nox"
+slurm="slurm-wlm munge"
 
 case "${1:-core}" in
 core) want=$core ;;
 docs) want="$core $docs" ;;
 bench) want="$core $bench" ;;
-*) die "unknown package group '$1' (core, docs or bench)" ;;
+slurm) want="$core $slurm" ;;
+*) die "unknown package group '$1' (core, docs, bench or slurm)" ;;
 esac
 
 command -v dpkg-query >/dev/null 2>&1 ||

@@ -21,13 +21,18 @@ flock 9
 want="$skel $(cat "$ROOT"/vm/lab.config "$ROOT"/labs/*/kernel.config | sha256sum)"
 if [ "$(cat "$base/built" 2>/dev/null)" != "$want" ]; then
 	info "building the lab $n skeleton, the base of submission builds ..." >&2
-	rm -f "$base/built"
+	rm -f "$base/built" "$base/checks-built"
 	worktree_at "$base/linux" "$skel" >&2
 	KSRC="$base/linux" KOBJ="$base/obj" CHECKS_OUT="$base/checks" LOGS="$base/logs" \
 		sh "$ROOT/scripts/build.sh" "$n" >&2
 	echo "$want" >"$base/built"
 fi
 # The checks as they are now: a submission's build must find them built.
-KSRC="$base/linux" KOBJ="$base/obj" CHECKS_OUT="$base/checks" LOGS="$base/logs" \
-	sh "$ROOT/scripts/build-checks.sh" "$n" >&2
+checks=$(find "$ROOT/labs" -type f \( -path '*/checks/*' -o -path '*/kunit/*' \
+	-o -path '*/common/*' -o -name rerun \) | sort | xargs cat | sha256sum)
+if [ "$(cat "$base/checks-built" 2>/dev/null)" != "$checks" ]; then
+	KSRC="$base/linux" KOBJ="$base/obj" CHECKS_OUT="$base/checks" LOGS="$base/logs" \
+		sh "$ROOT/scripts/build-checks.sh" "$n" >&2
+	echo "$checks" >"$base/checks-built"
+fi
 echo "$base"

@@ -11,7 +11,8 @@
 # build/grade/units/NAME/status, one line: "checked" (the report has the
 # verdicts), or why there are none ("refused: ...", "does not apply ...",
 # "does not build...", "grading failed: ..."); and yes or no to
-# build/grade/units/NAME/sandboxed.
+# build/grade/units/NAME/sandboxed; and how long its build and its checks
+# took to build/grade/units/NAME/times (build_seconds=, checks_seconds=).
 # Usage: grade-unit.sh N patch FILE NAME
 #        grade-unit.sh N branch BRANCH NAME
 # Exit: labvm's (0 all checks pass, 1 some fail), 2 for anything that
@@ -25,7 +26,7 @@ labdir=$(lab_dir "$n")
 case "$name" in
 '' | *[!A-Za-z0-9_.+-]*) die "bad submission name '$name' (letters, digits, _ . + - only)" ;;
 esac
-unit="$BUILD/grade/units/$name"
+unit="${GRADE_UNITS:-$BUILD/grade/units}/$name"
 logdir="$LOGS/$name-lab$n"
 rm -rf "$unit" "$logdir"
 mkdir -p "$unit" "$logdir"
@@ -114,12 +115,15 @@ build_unsandboxed() {
 }
 mkdir -p "$unit/src" "$unit/out"
 status does not build
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+t_build=$(now_ms)
 rc=0
 if [ "$(cat "$unit/sandboxed")" = yes ]; then
 	build_sandboxed || rc=$?
 else
 	build_unsandboxed || rc=$?
 fi
+echo "build_seconds=$((($(now_ms) - t_build + 500) / 1000))" >"$unit/times"
 case $rc in
 0) ;;
 124 | 137) stop does not build: its build ran past the time limit ;;
@@ -140,7 +144,9 @@ set -- --build "$BUILD" --kobj "$unit/out/obj" --accel "${ACCEL:-auto}" \
 [ "$(cat "$unit/sandboxed")" = yes ] && set -- "$@" --sandbox "$ROOT/scripts/sandbox.sh"
 [ -n "${V:-}" ] && [ "${V:-0}" != 0 ] && set -- "$@" --verbose
 rc=0
+t_checks=$(now_ms)
 python3 "$ROOT/vm/labvm.py" check "$@" || rc=$?
+echo "checks_seconds=$((($(now_ms) - t_checks + 500) / 1000))" >>"$unit/times"
 if [ -f "$logdir/report.txt" ]; then
 	status checked
 	[ "$(cat "$unit/sandboxed")" = yes ] ||

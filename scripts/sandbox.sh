@@ -8,7 +8,8 @@
 #     a few files of /etc the toolchain reads, a minimal /dev, a private
 #     /proc and a size-limited /tmp, plus the paths given below;
 #   - limits: CPU seconds, address space, processes and file size per
-#     process (prlimit), and wall-clock time (timeout).
+#     process (prlimit), and wall-clock time (timeout, in the caller's
+#     process group, so that stopping the caller's group stops it).
 # Usage:
 #   sandbox.sh probe           exit 0 if a sandbox can be made here, else
 #                              say why and how to enable it (exit 1)
@@ -151,11 +152,11 @@ if [ "${UNSANDBOXED:-0}" != 0 ]; then
 	echo "sandbox: UNSANDBOXED=1: running the submission's code as $(id -un)," \
 		"without a sandbox" >&2
 	# shellcheck disable=SC2086
-	exec timeout -k 10 "$wall" prlimit $limits -- \
+	exec timeout --foreground -k 10 "$wall" prlimit $limits -- \
 		env $envs "$@"
 fi
 # shellcheck disable=SC2046,SC2086
-exec timeout -k 10 "$wall" prlimit $limits -- \
+exec timeout --foreground -k 10 "$wall" prlimit $limits -- \
 	$(drop_privileges) "$BWRAP" $(base_args) $binds \
 	--chdir "$chdir" \
 	--clearenv --setenv PATH /usr/sbin:/usr/bin:/sbin:/bin --setenv HOME /tmp \

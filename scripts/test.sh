@@ -2,8 +2,10 @@
 # make test: prove the project.
 #  1. the runner's own tests (recorded logs give the right verdicts)
 #  2. the host scripts' bad-input behaviour
-#  3. make grade gives a passing, a stale and a straying submission each
-#     its verdict
+#  3. the grading sandbox holds (make grade-selftest), and make grade
+#     gives a passing, a stale, a straying and each hostile submission its
+#     verdict, with nothing reaching the host; J at a time, interrupted
+#     and resumed, and through a one-node Slurm cluster, the same table
 #  4. every lab end to end: the reference passes its checks and those of
 #     the labs before; the skeleton fails its own and passes the others;
 #     every mutant of the lab (tests/mutants/labN) fails some check of it
@@ -36,7 +38,9 @@ part() {	# name command...
 
 part runner sh "$ROOT/tests/runner/run.sh"
 part host-scripts sh "$ROOT/tests/host/run.sh"
+part sandbox sh "$ROOT/scripts/grade-selftest.sh"
 part grading sh "$ROOT/tests/submissions/run.sh"
+part grading-scale sh "$ROOT/tests/grading-scale/run.sh"
 # One lab at a time, skeleton, reference and mutants together: their
 # kernels differ in a few files, so each build after the first is short
 # (lab 2 changes include/linux/fs.h: a long build, once).

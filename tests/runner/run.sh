@@ -43,4 +43,22 @@ for d in "$cases"/*/; do
 		ok "runner: $name"
 	fi
 done
+# A guest may print any byte; the JUnit file must still be XML a CI server
+# can read, with the text kept where it can be.
+if python3 - "$ROOT/vm" <<'PY'
+import os, sys, tempfile, xml.dom.minidom
+sys.path.insert(0, sys.argv[1])
+import labvm
+c = labvm.Check("lab1_x.esc\x1b[31m", "FAIL", 1.0, ["expected 1, seen \x00\x01 <&>"])
+path = os.path.join(tempfile.mkdtemp(), "report.xml")
+labvm.write_junit([c], path, "suite\x02")
+doc = xml.dom.minidom.parse(path)
+failure = doc.getElementsByTagName("failure")[0]
+assert "expected 1, seen ?? <&>" == failure.getAttribute("message"), failure.toxml()
+PY
+then
+	ok "runner: control characters from the guest leave the JUnit file well-formed"
+else
+	not_ok "runner: control characters from the guest leave the JUnit file well-formed"
+fi
 summary "runner tests"
