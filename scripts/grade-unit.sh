@@ -22,6 +22,7 @@ STEP=grade
 . "$(dirname "$0")/lib.sh"
 need_tree
 n=$1 kind=$2 src=$3 name=$4
+[ "$kind" != patch ] || case "$src" in /*) ;; *) src=$PWD/$src ;; esac
 labdir=$(lab_dir "$n")
 case "$name" in
 '' | *[!A-Za-z0-9_.+-]*) die "bad submission name '$name' (letters, digits, _ . + - only)" ;;

@@ -11,8 +11,12 @@ set -eu
 STEP=build
 . "$(dirname "$0")/lib.sh"
 n=$1
-cp -R --preserve=mode,timestamps "$SEED/obj/." "$KOBJ/"
-cp -R --preserve=mode,timestamps "$SEED/checks/." "$CHECKS_OUT/"
+# What is in the seeds, with their times (the tmpfs roots are not ours to
+# retime).
+for d in obj:"$KOBJ" checks:"$CHECKS_OUT"; do
+	find "$SEED/${d%%:*}" -mindepth 1 -maxdepth 1 \
+		-exec cp -R --preserve=mode,timestamps -t "${d#*:}" {} +
+done
 sh "$ROOT/scripts/build.sh" "$n"
 sh "$ROOT/scripts/build-checks.sh" "$n"
 mkdir -p "$OUT/obj/arch/x86/boot" "$OUT/checks"

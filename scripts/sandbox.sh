@@ -1,9 +1,11 @@
 #!/bin/sh
 # Run one command of a stranger's submission (its kernel build, or QEMU
 # booting its kernel) in a bubblewrap sandbox:
-#   - no network; new PID, IPC, UTS, cgroup and user namespaces;
-#   - an unprivileged uid: "nobody" on the host when we are root (setpriv),
-#     the caller's own uid otherwise, seen as 65534 inside;
+#   - no network; new mount, PID, IPC, UTS and cgroup namespaces (and a
+#     user namespace when not root);
+#   - an unprivileged uid: "nobody" on the host when we are root (setpriv
+#     inside the sandbox, below), the caller's own uid otherwise, seen as
+#     65534 inside;
 #   - nothing of the host but /usr (and the /bin, /lib symlinks into it),
 #     a few files of /etc the toolchain reads, a minimal /dev, a private
 #     /proc and a size-limited /tmp, plus the paths given below;
@@ -35,30 +37,33 @@ STEP=sandbox
 BWRAP=${DAXLAB_BWRAP:-bwrap}
 SANDBOX_UID=65534
 
-# The privilege drop: as root, become nobody before bwrap, so that even a
-# way out of the namespaces lands in an unprivileged host uid.  What the
-# sandbox shows (under ROOT and BUILD) must then be readable by nobody;
-# where it is not (a checkout under a private home), keep the caller's
-# uid, mapped to 65534 inside the user namespace, and say so.
-drops() {
-	[ "$(id -u)" = 0 ] &&
-		setpriv --reuid=$SANDBOX_UID --regid=$SANDBOX_UID --clear-groups \
-			test -r "$ROOT/scripts/lib.sh" -a -x "$BUILD" 2>/dev/null
-}
-drop_privileges() {
-	if drops; then
-		echo "setpriv --reuid=$SANDBOX_UID --regid=$SANDBOX_UID --clear-groups --inh-caps=-all"
-	elif [ "$(id -u)" = 0 ]; then
-		echo "sandbox: $ROOT or $BUILD is not readable by uid $SANDBOX_UID:" \
-			"running as root mapped to uid $SANDBOX_UID in a user namespace" >&2
+# Who runs the command.  As root, bwrap runs privileged (no user
+# namespace: it can bind any path, even under a private home), keeps for
+# the sandbox's first process only what setpriv needs, and setpriv makes
+# it nobody, with no capabilities, an empty bounding set and no way to
+# gain privileges: a way out of the namespaces lands in uid 65534.  As
+# another user, bwrap also makes a user namespace, and the command runs
+# as the caller, seen as 65534 inside.
+as_root() { [ "$(id -u)" = 0 ]; }
+identity_args() {
+	if as_root; then
+		echo "--cap-add CAP_SETUID --cap-add CAP_SETGID --cap-add CAP_SETPCAP"
+	else
+		echo "--unshare-user --uid $SANDBOX_UID --gid $SANDBOX_UID"
 	fi
+}
+become() {
+	as_root && echo "setpriv --reuid=$SANDBOX_UID --regid=$SANDBOX_UID" \
+		"--clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs --"
+	return 0
 }
 
 base_args() {
-	echo "--unshare-all --die-with-parent --new-session"
-	echo "--uid $SANDBOX_UID --gid $SANDBOX_UID --hostname sandbox"
+	echo "--unshare-pid --unshare-net --unshare-ipc --unshare-uts --unshare-cgroup-try"
+	echo "--die-with-parent --new-session --hostname sandbox"
+	identity_args
 	echo "--ro-bind /usr /usr --proc /proc --dev /dev"
-	echo "--size $((512 << 20)) --tmpfs /tmp"
+	echo "--perms 1777 --size $((512 << 20)) --tmpfs /tmp"
 	for l in bin sbin lib lib32 lib64 libx32; do
 		if [ -L "/$l" ]; then
 			echo "--symlink $(readlink "/$l") /$l"
@@ -68,6 +73,7 @@ base_args() {
 	done
 	# What compilers, make and QEMU read from /etc: the loader's cache and
 	# Debian's alternatives (cc, ld, ...).  Not passwd, not hosts.
+	echo "--perms 0755 --dir /etc"
 	for e in /etc/alternatives /etc/ld.so.cache /etc/ld.so.conf \
 		/etc/ld.so.conf.d; do
 		[ -e "$e" ] && echo "--ro-bind $e $e"
@@ -95,7 +101,7 @@ EOF
 # owner: the uid:gid that must own what the sandbox writes (a log
 # directory made beforehand), or nothing when that is the caller.
 if [ "${1:-}" = owner ]; then
-	[ "${UNSANDBOXED:-0}" = 0 ] && drops && echo "$SANDBOX_UID:$SANDBOX_UID"
+	[ "${UNSANDBOXED:-0}" = 0 ] && as_root && echo "$SANDBOX_UID:$SANDBOX_UID"
 	exit 0
 fi
 
@@ -109,8 +115,7 @@ if [ "${1:-}" = probe ]; then
 		exit 1
 	fi
 	# shellcheck disable=SC2046
-	if ! $(drop_privileges 2>/dev/null) "$BWRAP" $(base_args) \
-		-- /usr/bin/true 2>"$err"; then
+	if ! "$BWRAP" $(base_args) -- $(become) /usr/bin/true 2>"$err"; then
 		why_not "$err"
 		exit 1
 	fi
@@ -119,15 +124,16 @@ fi
 
 binds=""
 visible=""
+dests=""
 envs=""
 cpu=600 mem=4096 procs=512 fsize=1024 wall=3600 chdir=/
 add() { binds="$binds $*"; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--ro) add --ro-bind "$2" "$2"; visible="$visible $2"; shift 2 ;;
-	--ro-at) add --ro-bind "$2" "$3"; visible="$visible $2 $3"; shift 3 ;;
+	--ro-at) add --ro-bind "$2" "$3"; visible="$visible $2 $3"; dests="$dests $3"; shift 3 ;;
 	--rw) add --bind "$2" "$2"; visible="$visible $2"; shift 2 ;;
-	--tmpfs) add --size $(($3 << 20)) --tmpfs "$2"; visible="$visible $2"; shift 3 ;;
+	--tmpfs) add --perms 0777 --size $(($3 << 20)) --tmpfs "$2"; visible="$visible $2"; shift 3 ;;
 	--dev) add --dev-bind "$2" "$2"; shift 2 ;;
 	--env) envs="$envs $2"; shift 2 ;;
 	--cpu) cpu=$2; shift 2 ;;
@@ -147,6 +153,13 @@ for p in $visible; do
 	esac
 done
 
+# The directories above every mount point, made readable by all first
+# (bwrap would make them 0700 as root's, closed to the uid that runs the
+# command); a later mount over one of them hides it.
+parents=$(for d in $visible $dests; do
+	while d=$(dirname "$d") && [ "$d" != / ]; do echo "$d"; done
+done | sort -u | sed 's|^|--perms 0755 --dir |')
+
 limits="--cpu=$cpu --as=$((mem << 20)) --nproc=$procs --fsize=$((fsize << 20)) --core=0"
 if [ "${UNSANDBOXED:-0}" != 0 ]; then
 	echo "sandbox: UNSANDBOXED=1: running the submission's code as $(id -un)," \
@@ -157,9 +170,9 @@ if [ "${UNSANDBOXED:-0}" != 0 ]; then
 fi
 # shellcheck disable=SC2046,SC2086
 exec timeout --foreground -k 10 "$wall" prlimit $limits -- \
-	$(drop_privileges) "$BWRAP" $(base_args) $binds \
+	"$BWRAP" $(base_args) $parents $binds \
 	--chdir "$chdir" \
 	--clearenv --setenv PATH /usr/sbin:/usr/bin:/sbin:/bin --setenv HOME /tmp \
 	--setenv LANG C.UTF-8 \
 	$(for e in $envs; do echo "--setenv ${e%%=*} ${e#*=}"; done) \
-	-- "$@"
+	-- $(become) "$@"

@@ -14,7 +14,7 @@ STEP=grading-scale
 . "$ROOT/scripts/lib.sh"
 subs="$BUILD/test-scale-submissions"
 canary=$(mktemp -d)
-trap 'rm -rf "$canary" "$subs"; sh "$ROOT/tests/slurm/cluster.sh" stop' EXIT
+trap 'rm -rf "$canary" "$subs" "$subs.killed"; sh "$ROOT/tests/slurm/cluster.sh" stop' EXIT
 sh "$ROOT/tests/submissions/render.sh" "$subs" "$canary"
 res="$BUILD/results"
 out="$BUILD/test-scale.out"
@@ -34,8 +34,16 @@ same_table() {	# name: the table equals the reference one
 }
 ours() { pgrep -f "$BUILD/grade/units/|daxlab-grade" 2>/dev/null; }
 
-grade FORCE=1 JOBS=1 || { cat "$out"; die "make grade JOBS=1 failed"; }
-table >"$BUILD/test-scale.reference"
+# The reference: the table of tests/submissions/run.sh's run, else one
+# graded here, one at a time.
+if [ -f "$BUILD/test-grading.table" ]; then
+	grade JOBS=1 || { cat "$out"; die "make grade JOBS=1 failed"; }
+	cut -c1-200 "$BUILD/test-grading.table" >"$BUILD/test-scale.reference"
+else
+	grade FORCE=1 JOBS=1 || { cat "$out"; die "make grade JOBS=1 failed"; }
+	table >"$BUILD/test-scale.reference"
+fi
+same_table "one at a time: the table of the grading test"
 for f in gradebook.csv junit.xml; do
 	[ -s "$res/$f" ] && ok "make grade writes $f" || not_ok "make grade writes $f"
 done
@@ -100,8 +108,12 @@ else
 	grep -q "15 of 15 graded" "$out.status" && grep -q "^merged:" "$out.status" &&
 		ok "make grade-status shows the run's progress" ||
 		not_ok "make grade-status: $(cat "$out.status")"
-	# A task that Slurm kills still gets its row.
-	grade FORCE=1 SLURM=1 || { cat "$out"; die "make grade SLURM=1 failed"; }
+	# A task that Slurm kills still gets its row (two submissions: alice,
+	# cancelled while it runs, and bob, whose row must be its own).
+	mkdir -p "$subs.killed"
+	cp "$subs/alice.lab1.patch" "$subs/bob.lab1.patch" "$subs.killed/"
+	env FORCE=1 SLURM=1 SUBMISSIONS="$subs.killed" sh "$ROOT/scripts/grade.sh" >"$out" 2>&1 ||
+		{ cat "$out"; die "make grade SLURM=1 failed"; }
 	. "$BUILD/slurm/current/jobs"
 	n=0
 	until squeue -h -j "${array}_0" -t RUNNING 2>/dev/null | grep -q . || [ $n -ge 300 ]; do
@@ -118,6 +130,9 @@ else
 	grep -Eq '^alice.lab1 +1 +- +- +grading failed: killed by Slurm \(CANCELLED' "$res/summary.txt" &&
 		ok "a task cancelled in Slurm gets its row: killed by Slurm (CANCELLED)" ||
 		not_ok "no killed-by-Slurm row for alice: $(grep alice "$res/summary.txt")"
+	grep -Eq '^bob.lab1 +1 +- +- +does not apply' "$res/summary.txt" &&
+		ok "... and the other task's row is its own" ||
+		not_ok "bob's row after the cancel: $(grep bob "$res/summary.txt")"
 	sh "$ROOT/tests/slurm/cluster.sh" stop
 fi
 summary "course-scale grading"
