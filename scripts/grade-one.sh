@@ -24,7 +24,7 @@ fi
 id=$1 n=$2 kind=$3 src=$4
 results=${RESULTS:-$BUILD/results}
 units=${GRADE_UNITS:-$BUILD/grade/units}
-name=$(printf '%s' "$id" | tr -c 'A-Za-z0-9_.+-' _)
+name=$(result_name "$id")
 id=$(printf '%s' "$id" | tr '\t\n\r' '___')
 out="$results/$name"
 mkdir -p "$results" "$LOGS"

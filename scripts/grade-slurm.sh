@@ -101,7 +101,7 @@ merge)
 	tab=$(printf '\t')
 	i=0
 	while IFS="$tab" read -r id n kind src; do
-		name=$(printf '%s' "$id" | tr -c 'A-Za-z0-9_.+-' _)
+		name=$(result_name "$id")
 		if [ ! -f "$RESULTS/$name.row" ] ||
 			[ "$RESULTS/$name.row" -ot "$dir/todo" ]; then
 			sh "$ROOT/scripts/grade-one.sh" --failed "$id" "$n" "$kind" "$src" \
@@ -119,7 +119,7 @@ status)
 	done_n=0
 	tab=$(printf '\t')
 	while IFS="$tab" read -r id _ _ _; do
-		name=$(printf '%s' "$id" | tr -c 'A-Za-z0-9_.+-' _)
+		name=$(result_name "$id")
 		[ "$RESULTS/$name.row" -nt "$dir/todo" ] && done_n=$((done_n + 1))
 	done <"$dir/todo"
 	echo "run ${dir##*/}: $done_n of $tasks graded (job array $array, merge job $merge)"

@@ -79,7 +79,7 @@ while IFS="$tab" read -r id n kind src; do
 			"not started (no branch lab$n)"
 		continue
 	fi
-	name=$(printf '%s' "$id" | tr -c 'A-Za-z0-9_.+-' _)
+	name=$(result_name "$id")
 	if [ "$kind" = patch ]; then
 		sha=$(sha256sum <"$src" | cut -d' ' -f1)
 	else

@@ -109,6 +109,13 @@ rerun_suites() {
 	done
 }
 
+# result_name ID: the file name of a submission's results and unit
+# (build/results/NAME.row, build/grade/units/NAME): / and anything unusual
+# made _.  grade-merge.py and grade-pool.py spell it the same way.
+result_name() {
+	printf '%s' "$1" | tr -c 'A-Za-z0-9_.+-' _
+}
+
 need_tree() {
 	[ -e "$KSRC/.git" ] || die "the kernel tree $KSRC does not exist yet." \
 		"Run: make tree   (or any make check-lab N, which creates it)"

@@ -57,9 +57,9 @@ fi
 # REF=1 / SKEL=1: check the reference (or the skeleton) of lab N in a
 # scratch worktree, build/grade/linux, built in build/grade/obj; likewise
 # MUTANT=file (the reference + a mutant).  The project's own code: no
-# sandbox.  The student's tree and build are not touched.  The paths mirror build/linux
-# and build/obj, so the compiler command lines are the same and ccache
-# serves one build from the other.
+# sandbox.  The student's tree and build are not touched.  The paths
+# mirror build/linux and build/obj, so the compiler command lines are the
+# same and ccache serves one build from the other.
 variant=
 [ -n "${REF:-}" ] && [ "${REF}" != 0 ] && variant=ref
 [ -n "${SKEL:-}" ] && [ "${SKEL}" != 0 ] && variant=skel
