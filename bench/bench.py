@@ -25,7 +25,11 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "vm"))
-import labvm  # noqa: E402
+from labvm import machine  # noqa: E402
+from labvm.console import parse_console  # noqa: E402
+from labvm.kernel import kernel_banner  # noqa: E402
+from labvm.qemu import boot, pick_accel, qemu_binary  # noqa: E402
+from labvm.run import run_verdict  # noqa: E402
 
 # name: (kernel, filesystem, mount options, what it is)
 CONFIGS = {
@@ -81,12 +85,12 @@ def run_one(args, machine, config, round_no, workloads):
         initrd=args.initrd, filter="", check_timeout=args.timeout,
         boot_timeout=120, stall_timeout=60, append="", verbose=False, quiet=True)
     cmd = "/bench/daxbench %s %s %s" % (fs, opts, " ".join(workloads))
-    b = labvm.boot(machine, vmargs, "run", logdir, cmd=cmd, echo=False)
+    b = boot(machine, vmargs, "run", logdir, cmd=cmd, echo=False)
     if b.end == "interrupted":
         raise KeyboardInterrupt
     limits = dict(boot=120, check=args.timeout)
-    rc = labvm.run_verdict(b.reader, b.console_text, b.nonce, b.end, limits, logdir)
-    splats = labvm.parse_console(b.console_text, b.nonce)
+    rc = run_verdict(b.reader, b.console_text, b.nonce, b.end, limits, logdir)
+    splats = parse_console(b.console_text, b.nonce)
     got, errors = {}, []
     for _, line in b.reader.lines:
         if line.startswith("bench: "):
@@ -246,15 +250,15 @@ def main():
         return report_again(args, configs, workloads)
 
     kobjs = dict(k.split("=", 1) for k in args.kobj)
-    qemu = labvm.qemu_binary()
-    accel = labvm.pick_accel(args.accel, args.build)
+    qemu = qemu_binary()
+    accel = pick_accel(args.accel, args.build)
     gen = os.path.join(args.build, "tools", "gen_init_cpio")
     machines = {}
     for k in kernels_needed(configs):
         kobj = kobjs[k]
         machines[k] = dict(kernel=os.path.join(kobj, "arch/x86/boot/bzImage"),
                            kobj=kobj, qemu=qemu, accel=accel, gen=gen,
-                           banner=labvm.kernel_banner(os.path.join(kobj, "vmlinux")))
+                           banner=kernel_banner(os.path.join(kobj, "vmlinux")))
     os.makedirs(args.out, exist_ok=True)
     results, failures = [], []
     for r in range(1, args.rounds + 1):
@@ -285,7 +289,7 @@ def main():
                     args.command, datetime.date.today().isoformat(), cpu,
                     os.cpu_count(), platform.platform(terse=True),
                     qv.split("version")[1].split()[0] if "version" in qv else "?",
-                    accel.upper(), labvm.CPUS, labvm.MEM_MIB, labvm.PMEM_MIB))
+                    accel.upper(), machine.CPUS, machine.MEM_MIB, machine.PMEM_MIB))
         for k, m in sorted(machines.items()):
             f.write("* %s: ``%s``\n" % (k, m["banner"].strip()))
         f.write("\nConfigurations:\n\n")

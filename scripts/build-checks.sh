@@ -55,7 +55,7 @@ while [ "$i" -le "$lab" ]; do
 		fi
 		echo "file /checks/lab$n/$name $bin 0755 0 0" >>"$list"
 		# "labcheck: power-cycle" in a program: it runs across two boots
-		# of its own with an NVDIMM (vm/labvm.py, power_cycle())
+		# of its own with an NVDIMM (vm/labvm/run.py, power_cycle())
 		kind=prog
 		grep -q 'labcheck: power-cycle' "$c" && kind=powercycle
 		echo "lab${n}_$name:$kind:/checks/lab$n/$name" >>"$suites.tmp"

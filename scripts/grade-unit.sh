@@ -146,7 +146,7 @@ set -- --build "$BUILD" --kobj "$unit/out/obj" --accel "${ACCEL:-auto}" \
 [ -n "${V:-}" ] && [ "${V:-0}" != 0 ] && set -- "$@" --verbose
 rc=0
 t_checks=$(now_ms)
-python3 "$ROOT/vm/labvm.py" check "$@" || rc=$?
+python3 "$ROOT/vm/labvm" check "$@" || rc=$?
 echo "checks_seconds=$((($(now_ms) - t_checks + 500) / 1000))" >>"$unit/times"
 if [ -f "$logdir/report.txt" ]; then
 	status checked

@@ -15,7 +15,7 @@ if [ ! -w /dev/kvm ]; then
 fi
 base=$(base_initramfs)
 info "booting once under KVM (at most 30 s) ..."
-if python3 "$ROOT/vm/labvm.py" run --build "$BUILD" --accel kvm \
+if python3 "$ROOT/vm/labvm" run --build "$BUILD" --accel kvm \
 	--boot-timeout 30 --check-timeout 30 --initrd "$base" \
 	--logdir "$LOGS/kvm-probe" --cmd 'echo kvm-probe-ok' 2>&1 |
 	grep -q '^kvm-probe-ok$'; then

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Say clearly, before anything is built, when the kernel tree is not what
 # the labs need.  (The kernel configuration is verified by kconfig.sh, the
-# QEMU version and the VM's memory by vm/labvm.py.)
+# QEMU version and the VM's memory by vm/labvm/machine.py.)
 # Usage: preflight.sh N
 set -eu
 STEP=preflight

@@ -105,14 +105,14 @@ case "$mode" in
 check)
 	# A report left from an earlier run must not pass for this one's.
 	rm -f "$LOGS/$logname/report.txt"
-	exec python3 "$ROOT/vm/labvm.py" check "$@" --logdir "$LOGS/$logname" \
+	exec python3 "$ROOT/vm/labvm" check "$@" --logdir "$LOGS/$logname" \
 		--suites "$checks/suites-$lab" --filter "${T:-}"
 	;;
 shell)
-	exec python3 "$ROOT/vm/labvm.py" shell "$@" --logdir "$LOGS/vm"
+	exec python3 "$ROOT/vm/labvm" shell "$@" --logdir "$LOGS/vm"
 	;;
 run)
-	exec python3 "$ROOT/vm/labvm.py" run "$@" --logdir "$LOGS/vm-run" \
+	exec python3 "$ROOT/vm/labvm" run "$@" --logdir "$LOGS/vm-run" \
 		--cmd "$CMD" ${FILES:+--files "$FILES"}
 	;;
 esac

@@ -2,7 +2,7 @@
 # Pack the base initramfs of the lab VM: busybox (static), e2fsprogs
 # (mke2fs, e2fsck, debugfs, tune2fs, dumpe2fs, with the shared libraries
 # they need), and /init.  The checks and the per-boot configuration are
-# separate archives, appended by vm/labvm.py (the kernel unpacks a
+# separate archives, appended by vm/labvm/qemu.py (the kernel unpacks a
 # concatenation of cpio archives in order).
 # Usage: mkinitramfs.sh OUTPUT.cpio
 set -eu

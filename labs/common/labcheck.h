@@ -78,7 +78,7 @@ static const char *labcheck_hint_note;
 } while (0)
 
 /*
- * Filter syntax shared with the host (vm/labvm.py): comma-separated
+ * Filter syntax shared with the host (vm/labvm/selection.py): comma-separated
  * patterns; a pattern with glob characters is a glob, else a substring.
  */
 static inline int labcheck_match(const char *filter, const char *name)

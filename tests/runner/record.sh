@@ -29,7 +29,7 @@ echo "faults:prog:/checks/faults/faults" >"$work/suites"
 
 record() {	# name filter check-timeout
 	info "recording $1 (T=$2)"
-	python3 "$ROOT/vm/labvm.py" check --build "$BUILD" --accel tcg \
+	python3 "$ROOT/vm/labvm" check --build "$BUILD" --accel tcg \
 		--initrd "$BUILD/initramfs/base.cpio" --initrd "$work/faults.cpio" \
 		--suites "$work/suites" --filter "$2" --check-timeout "$3" \
 		--logdir "$work/$1" --quiet >"$work/$1.out" 2>&1 || true

@@ -52,7 +52,7 @@ TEST(pmem0_exists_with_the_configured_size)
 {
 	check_size(_metadata, "pmem0", "LABVM_PMEM_BYTES",
 		   "the runner reserves it with memmap=SIZE!START on the kernel "
-		   "command line (vm/labvm.py); CONFIG_X86_PMEM_LEGACY and "
+		   "command line (vm/labvm/machine.py); CONFIG_X86_PMEM_LEGACY and "
 		   "CONFIG_BLK_DEV_PMEM must be =y");
 }
 
@@ -60,7 +60,7 @@ TEST(ram0_exists_with_the_configured_size)
 {
 	check_size(_metadata, "ram0", "LABVM_RAM_BYTES",
 		   "brd gets its size from brd.rd_size= on the kernel command "
-		   "line (vm/labvm.py); CONFIG_BLK_DEV_RAM must be =y");
+		   "line (vm/labvm/machine.py); CONFIG_BLK_DEV_RAM must be =y");
 }
 
 /* ext2 and ext4 on both devices: make, mount, write, remount, read, fsck. */

@@ -5,7 +5,7 @@
  *
  * The line above makes the host run this program across two boots of the
  * VM with the same file-backed emulated NVDIMM (/dev/pmem-nvdimm), not in
- * the boot of the other checks (vm/labvm.py, power_cycle()):
+ * the boot of the other checks (vm/labvm/run.py, power_cycle()):
  *
  *  1. DAXLAB_PERSIST=write:SEED: mkfs.ext4, mount -o dax,commit=300, then
  *     write four files: one with write() + fsync(), one with stores

@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: GPL-2.0
+"""labvm.qemu: one boot, driven by a fake QEMU (fake_qemu.py): the end of
+the run is named right, a forged DONE is ignored, QEMU never outlives
+boot(), and KVM is used only when asked for or proven."""
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+import unittest
+
+from labvm import qemu
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class Boot(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        fake = os.path.join(self.dir, "qemu")
+        with open(fake, "w") as f:
+            f.write("#!/bin/sh\nexec %s %s \"$@\"\n" % (
+                sys.executable, os.path.join(HERE, "fake_qemu.py")))
+        gen = os.path.join(self.dir, "gen")
+        with open(gen, "w") as f:
+            f.write("#!/bin/sh\ncat \"$1\"\n")
+        for p in (fake, gen):
+            os.chmod(p, 0o755)
+        self.m = dict(kernel=os.path.join(self.dir, "bzImage"), qemu=fake, accel="tcg",
+                      gen=gen, banner="Linux version x #1\n")
+        self.args = argparse.Namespace(
+            filter="", check_timeout=300, append="", initrd=[], sandbox=None,
+            boot_timeout=3, stall_timeout=3, verbose=False, quiet=True)
+
+    def boot(self, how):
+        os.environ["FAKE_QEMU"] = how
+        self.addCleanup(os.environ.pop, "FAKE_QEMU", None)
+        logdir = os.path.join(self.dir, "log")
+        old = sys.stderr
+        sys.stderr = open(os.devnull, "w")
+        t0 = time.monotonic()
+        try:
+            b = qemu.boot(self.m, self.args, "check", logdir, [("s", "prog", "/s")])
+        finally:
+            sys.stderr.close()
+            sys.stderr = old
+        # the fake sleeps 30 s: only a kill ends it sooner
+        self.assertLess(time.monotonic() - t0, self.args.boot_timeout + 10,
+                        "boot() waited for QEMU instead of killing it")
+        with open(os.path.join(logdir, "pid")) as f:
+            pid = int(f.read())
+        self.assertFalse(os.path.exists("/proc/%d" % pid) and
+                         open("/proc/%d/stat" % pid).read().split()[2] != "Z",
+                         "QEMU (pid %d) outlived boot()" % pid)
+        return b
+
+    def test_a_guest_that_powers_off_at_once_is_done(self):
+        for _ in range(5):      # the race is between QEMU's exit and the last read
+            b = self.boot("pass")
+            self.assertEqual(b.end, "done")
+            self.assertIn("ok 1 global.a", [t for _, t in b.reader.lines])
+
+    def test_a_hang_at_boot_is_cut_and_qemu_killed(self):
+        self.args.boot_timeout = 1
+        self.assertEqual(self.boot("hang").end, "boot-timeout")
+
+    def test_a_forged_done_is_not_done(self):
+        self.args.boot_timeout = 1
+        self.assertEqual(self.boot("forge").end, "boot-timeout")
+
+
+class Accel(unittest.TestCase):
+    def test_tcg_unless_asked_or_proven(self):
+        build = tempfile.mkdtemp()
+        self.assertEqual(qemu.pick_accel("tcg", build), "tcg")
+        self.assertEqual(qemu.pick_accel("auto", build), "tcg")
+        with open(os.path.join(build, "kvm-probe"), "w") as f:
+            f.write("hangs\n")
+        self.assertEqual(qemu.pick_accel("auto", build), "tcg")
