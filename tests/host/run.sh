@@ -37,7 +37,7 @@ expect "vm-run without CMD" '!0' "make vm-run CMD=" -- make -s vm-run CMD=
 expect "vm-run with a FILES that is no directory" '!0' "is not a directory" -- \
 	make -s vm-run CMD=true FILES=/nonexistent
 expect "a zero time limit is refused" '!0' 'positive number' -- \
-	python3 vm/labvm.py run --cmd true --boot-timeout 0
+	python3 vm/labvm run --cmd true --boot-timeout 0
 
 expect "REF=1 and PATCH= together are refused" '!0' 'give one of them' -- \
 	make -s check-lab 1 REF=1 PATCH=/dev/null
