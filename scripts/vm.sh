@@ -87,11 +87,26 @@ if [ -n "$variant" ]; then
 else
 	sh "$ROOT/scripts/preflight.sh" "$lab"
 fi
+# Where the time goes, for the report: the build's compile and link
+# (Kbuild writes vmlinux.a last before it links), then the initramfs.
+t0=$(date +%s.%N)
 sh "$ROOT/scripts/build.sh" "$lab"
+t1=$(date +%s.%N)
+ta=$(stat -c %.9Y "$KOBJ/vmlinux.a" 2>/dev/null || echo 0)
 
 base=$(base_initramfs)
 sh "$ROOT/scripts/build-checks.sh" "$lab"
 checks=${CHECKS_OUT:-$BUILD/checks}
+t2=$(date +%s.%N)
+mkdir -p "$LOGS/$logname"
+phases="$LOGS/$logname/phases"
+awk -v t0="$t0" -v t1="$t1" -v ta="$ta" -v t2="$t2" 'BEGIN {
+	if (ta > t0 && ta < t1)
+		printf "compile %.2f\nlink %.2f\n", ta - t0, t1 - ta
+	else
+		printf "build, nothing to link %.2f\n", t1 - t0
+	printf "initramfs %.2f\n", t2 - t1
+}' >"$phases"
 
 accel=${ACCEL:-auto}
 set -- --build "$BUILD" --kobj "$KOBJ" --accel "$accel" \
@@ -106,7 +121,7 @@ check)
 	# A report left from an earlier run must not pass for this one's.
 	rm -f "$LOGS/$logname/report.txt"
 	exec python3 "$ROOT/vm/labvm" check "$@" --logdir "$LOGS/$logname" \
-		--suites "$checks/suites-$lab" --filter "${T:-}"
+		--suites "$checks/suites-$lab" --filter "${T:-}" --phases "$phases"
 	;;
 shell)
 	exec python3 "$ROOT/vm/labvm" shell "$@" --logdir "$LOGS/vm"

@@ -32,6 +32,8 @@ One module per job, in the order a run uses them:
   kselftest  checks from a kselftest-harness program's TAP
   kunit      checks from a KUnit module's KTAP
   verdict    one verdict per check, from all of the above
+  progress   the line a student watches while the checks run
+  phases     where the time of a run went
   report     the report: text, TAP, JUnit XML
   run        check, run and shell modes, and power-cycle suites
   errors     how labvm stops on a bad input

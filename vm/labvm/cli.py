@@ -33,6 +33,8 @@ def main():
     ap.add_argument("--nvdimm", help="a file backing an emulated NVDIMM")
     ap.add_argument("--sandbox", help="run QEMU through this scripts/sandbox.sh"
                     " (a submission's kernel)")
+    ap.add_argument("--phases", help="a file of 'NAME SECONDS' lines: the host's"
+                    " phases before the boot, for the report's breakdown")
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--quiet", action="store_true")
     # parse mode: a recorded run

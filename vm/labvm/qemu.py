@@ -17,6 +17,7 @@ from labvm.cpio import make_run_cpio
 from labvm.errors import die
 from labvm.machine import (CPUS, MEM_MIB, NVDIMM_MIB, PMEM_MIB, RAM0_MIB,
                            kernel_cmdline)
+from labvm.progress import Progress
 from labvm.results import ResultsReader
 
 MIN_QEMU = (5, 0)            # nvdimm, memory-backend-file, -nodefaults
@@ -178,6 +179,9 @@ def boot(m, args, mode, logdir, planned=(), nvdimm=None, cmd=None, files=None,
     t_start = time.monotonic()
     deadline = t_start + args.boot_timeout
     phase = "boot"
+    progress = None
+    if mode == "check" and not args.quiet:
+        progress = Progress(len(planned), tty=False if args.verbose else None)
     old = {}
     if mode != "shell":
         def on_signal(sig, frame):
@@ -192,6 +196,8 @@ def boot(m, args, mode, logdir, planned=(), nvdimm=None, cmd=None, files=None,
             for text in reader.poll():
                 m = re.match(r"^@@%s (\w+) ?(\S*)" % nonce, text)
                 if not m:
+                    if progress:
+                        progress.output(text)
                     if mode == "run" and echo:
                         sys.stdout.write(text + "\n")
                         sys.stdout.flush()
@@ -205,10 +211,12 @@ def boot(m, args, mode, logdir, planned=(), nvdimm=None, cmd=None, files=None,
                 elif verb == "BEGIN":
                     phase = m.group(2)
                     deadline = time.monotonic() + args.check_timeout + 30
-                    if mode == "check" and not args.quiet:
-                        sys.stderr.write("labvm: running %s ...\n" % phase)
+                    if progress:
+                        progress.begin(phase)
                 elif verb == "END":
                     phase = "idle"
+                    if progress:
+                        progress.end()
                     deadline = time.monotonic() + args.stall_timeout
                 elif verb == "DONE":
                     phase = "done"
@@ -223,6 +231,8 @@ def boot(m, args, mode, logdir, planned=(), nvdimm=None, cmd=None, files=None,
                 end = {"boot": "boot-timeout", "idle": "stall-timeout",
                        "done": "done"}.get(phase, "check-timeout")
                 break
+            if progress:
+                progress.tick()
             time.sleep(0.05)
     except KeyboardInterrupt:
         end = "interrupted"
@@ -237,6 +247,8 @@ def boot(m, args, mode, logdir, planned=(), nvdimm=None, cmd=None, files=None,
             signal.signal(s, h)
         if console:
             console.close()
+        if progress:
+            progress.clear()
     reader.flush()
     elapsed = time.monotonic() - t_start
     with open(os.path.join(logdir, "end"), "w") as f:
@@ -246,6 +258,7 @@ def boot(m, args, mode, logdir, planned=(), nvdimm=None, cmd=None, files=None,
         with open(console_path, "rb") as f:
             console_text = f.read().decode("utf-8", "replace")
     return Boot(end=end, reader=reader, console_text=console_text, elapsed=elapsed,
+                started=t_start,
                 nonce=nonce, console_path=console_path, logdir=logdir)
 
 

@@ -5,12 +5,14 @@ boots for each power-cycle suite), run (one command) and shell."""
 import os
 import secrets
 import sys
+import time
 
 from labvm.check import Check
 from labvm.console import EXCERPT_LINES, parse_console, splat_detail
 from labvm.errors import die
 from labvm.kernel import kernel_banner, kernel_image
 from labvm.machine import preflight_host
+from labvm.phases import breakdown, host_phases, vm_phases
 from labvm.qemu import boot, pick_accel, qemu_binary
 from labvm.report import report, write_junit, write_tap
 from labvm.results import parse_results
@@ -57,6 +59,7 @@ def run_vm(args, mode):
     checks = []
     elapsed = 0
     console_path = None
+    phases = host_phases(args.phases)
     if not cycles or any(suite_may_match(args.filter, n) for n, _, _ in planned):
         b = boot(machine, args, mode, logdir, planned, nvdimm=args.nvdimm)
         if b.end == "interrupted":
@@ -65,15 +68,20 @@ def run_vm(args, mode):
         checks = verdicts([(n, k) for n, k, _ in planned], b.reader.lines,
                           b.console_text, b.nonce, b.end, args.filter, limits)
         elapsed, console_path = b.elapsed, b.console_path
+        phases += vm_phases(b)
     for name, _, path in cycles:
         if not suite_may_match(args.filter, name):
             continue
+        t0 = time.monotonic()
         got = power_cycle(machine, args, limits, name, path)
         if got is None:
             return 130
         checks += got
+        phases.append((name + " (two boots)", time.monotonic() - t0))
+    why_slow = breakdown(phases)
     with open(os.path.join(logdir, "report.txt"), "w") as f:
         report(checks, f)
+        f.write("".join(x + "\n" for x in why_slow))
     write_tap(checks, os.path.join(logdir, "report.tap"))
     write_junit(checks, os.path.join(logdir, "report.xml"),
                 os.path.basename(os.path.normpath(logdir)))
@@ -83,9 +91,15 @@ def run_vm(args, mode):
         die("no check matches T=%s." % args.filter,
             "Check names are printed by: make check-lab N (without T).")
     failed = report(checks, sys.stdout)
+    if args.verbose:
+        sys.stdout.write("".join(x + "\n" for x in why_slow))
     if console_path:
-        sys.stdout.write("(%.0f s in the VM; console log: %s)\n" % (
-            elapsed, os.path.relpath(console_path)))
+        sys.stdout.write("(%.0f s in the VM%s; console log: %s)\n" % (
+            elapsed, "" if args.verbose or not phases else
+            ", %.0f s in all: where it went is in %s" % (
+                sum(sec for _, sec in phases),
+                os.path.relpath(os.path.join(logdir, "report.txt"))),
+            os.path.relpath(console_path)))
     return 1 if failed else 0
 
 
