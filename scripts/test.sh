@@ -21,18 +21,51 @@ sh "$ROOT/scripts/deps.sh" docs || exit 1
 mkdir -p "$LOGS"
 passed=0
 failed=0
+# The parts, in order; each line of progress says part k of n, the time so
+# far and an estimate of what is left, from each part's time in the last
+# run (build/logs/test-times), or from the parts done so far.
+labs=$(list_labs | cut -d' ' -f1)
+parts="runner host-scripts sandbox grading grading-scale"
+for n in $labs; do parts="$parts lab$n"; done
+[ -d "$ROOT/labs/07-capstone" ] && parts="$parts volatile-nvdimm"
+parts="$parts checkpatch docs"
+total=$(echo $parts | wc -w)
+times="$LOGS/test-times"
+[ -f "$times" ] || : >"$times"
+began=$(date +%s)
+k=0
+clock() {	# seconds -> m:ss
+	printf '%d:%02d' $(($1 / 60)) $(($1 % 60))
+}
+left() {	# the estimate of the parts after the k-th
+	echo "$parts" | tr ' ' '\n' | tail -n +$((k + 1)) |
+		awk -v times="$times" -v done="$k" -v spent="$1" '
+		BEGIN { while ((getline l < times) > 0) { split(l, f, " "); t[f[1]] = f[2] } }
+		{ if ($1 in t) s += t[$1]; else s += (done ? spent / done : 0) }
+		END { printf "%d", s }'
+}
 part() {	# name command...
 	name=$1
 	shift
+	k=$((k + 1))
 	log="$LOGS/test-$name.log"
 	start=$(date +%s)
 	if "$@" >"$log" 2>&1; then
-		echo "ok      $name ($(($(date +%s) - start)) s)"
+		verdict="ok     "
 		passed=$((passed + 1))
 	else
-		echo "FAILED  $name ($(($(date +%s) - start)) s); the end of ${log#$ROOT/}:"
-		tail -n 25 "$log" | sed 's/^/        /'
+		verdict="FAILED "
 		failed=$((failed + 1))
+	fi
+	now=$(date +%s)
+	took=$((now - start))
+	{ grep -v "^$name " "$times"; echo "$name $took"; } >"$times.new"
+	mv "$times.new" "$times"
+	echo "[$k/$total] $verdict $name ($took s) | $(clock $((now - began))) elapsed," \
+		"~$(clock "$(left $((now - began)))") left"
+	if [ "$verdict" = "FAILED " ]; then
+		echo "        the end of ${log#$ROOT/}:"
+		tail -n 25 "$log" | sed 's/^/        /'
 	fi
 }
 
@@ -49,7 +82,7 @@ prove_lab() {
 	proved=$?
 	sh "$ROOT/scripts/mutants.sh" "$1" && [ "$proved" = 0 ]
 }
-for n in $(list_labs | cut -d' ' -f1); do
+for n in $labs; do
 	part "lab$n" prove_lab "$n"
 done
 # lab 7's persistence check, with an NVDIMM that keeps nothing
