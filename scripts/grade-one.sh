@@ -65,10 +65,14 @@ build_s=$(sed -n 's/^build_seconds=//p' "$unit/times" 2>/dev/null)
 checks_s=$(sed -n 's/^checks_seconds=//p' "$unit/times" 2>/dev/null)
 mark=""
 [ "$sandboxed" = yes ] || mark=" (UNSANDBOXED)"
+# The counts are report.txt's last line; without them the run is not graded.
+counts=$(tail -n 1 "$logdir/report.txt" 2>/dev/null)
+p=$(echo "$counts" | sed -n 's/^\([0-9][0-9]*\) passed, [0-9]* failed.*/\1/p')
+f=$(echo "$counts" | sed -n 's/^[0-9]* passed, \([0-9][0-9]*\) failed.*/\1/p')
+if [ "$status" = checked ] && { [ -z "$p" ] || [ -z "$f" ]; }; then
+	status="grading failed: ${logdir#$ROOT/}/report.txt does not end with the counts"
+fi
 if [ "$status" = checked ]; then
-	counts=$(tail -n 1 "$logdir/report.txt")
-	p=$(echo "$counts" | sed -n 's/^\([0-9]*\) passed.*/\1/p')
-	f=$(echo "$counts" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
 	s=$(grep -c '^SKIP ' "$logdir/report.txt")
 	cp "$logdir/report.tap" "$out.tap"
 	cp "$logdir/report.xml" "$out.xml"

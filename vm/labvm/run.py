@@ -79,8 +79,11 @@ def run_vm(args, mode):
         checks += got
         phases.append((name + " (two boots)", time.monotonic() - t0))
     why_slow = breakdown(phases)
+    # report.txt ends with the counts, which make grade and CI scripts read
+    # (tail -n 1): the breakdown has a file of its own.
     with open(os.path.join(logdir, "report.txt"), "w") as f:
         report(checks, f)
+    with open(os.path.join(logdir, "time.txt"), "w") as f:
         f.write("".join(x + "\n" for x in why_slow))
     write_tap(checks, os.path.join(logdir, "report.tap"))
     write_junit(checks, os.path.join(logdir, "report.xml"),
@@ -98,7 +101,7 @@ def run_vm(args, mode):
             elapsed, "" if args.verbose or not phases else
             ", %.0f s in all: where it went is in %s" % (
                 sum(sec for _, sec in phases),
-                os.path.relpath(os.path.join(logdir, "report.txt"))),
+                os.path.relpath(os.path.join(logdir, "time.txt"))),
             os.path.relpath(console_path)))
     return 1 if failed else 0
 
