@@ -129,7 +129,7 @@ expect "bench: a lab DAX below 0.8x upstream misses its bar" 0 \
 	'MISSED lab-dax seq-read-1m: 0.50x upstream-dax' -- \
 	python3 bench/bench.py report --out "$scratch/bench" --workloads seq-read-1m
 expect "bench: lab DAX read is reported as a fraction of one memcpy" 0 \
-	'met    lab-dax seq-read-1m: 0.75 of one memcpy (goal: 0.7)' -- \
+	'met    lab-dax seq-read-1m: 0.75 of one memcpy \(goal: 0\.7\)' -- \
 	python3 bench/bench.py report --out "$scratch/bench" --workloads seq-read-1m
 expect "bench: the table has the memcpy column" 0 '0.75x' -- \
 	grep -A9 '``lab-dax``' "$scratch/bench/summary.inc"
