@@ -9,8 +9,9 @@
  * write() and other processes' mappings without msync, holes (zeros, no
  * allocation, replaced everywhere once written), SIGBUS past EOF and after
  * truncate (also once the blocks belong to another file), a race between
- * faults and truncate, stale data in blocks a store allocates, and file
- * times.  Every workload ends with e2fsck -fn.
+ * faults and truncate, stale data in blocks a store allocates, a store and
+ * a write() racing to allocate the same block, and file times.  Every
+ * workload ends with e2fsck -fn.
  */
 #include <linux/fs.h>
 #include <pthread.h>
@@ -320,6 +321,120 @@ TEST_F(map, faults_race_with_truncate)
 		   HINT("ftruncate() failed: %s", strerror(errno)));
 	munmap(r.map, RACE_PAGES * BLK);
 	close(r.fd);
+	unmount_and_fsck(_metadata, self->dev);
+}
+
+/* ---- a store fault and write() allocating the same block -------------- */
+
+#define FILL_ROUNDS 20000
+#define FILL_SECONDS 6
+#define FILL_STORE_AT 100	/* the byte the mapping stores */
+#define FILL_WRITE_AT 3000	/* the byte write() writes, same block */
+
+struct fill {
+	int fd;
+	volatile unsigned char *map;
+	volatile int round, done, stop;
+};
+
+static void *fill_writer(void *arg)
+{
+	struct fill *f = arg;
+	int seen = 0;
+
+	for (;;) {
+		unsigned char c;
+
+		while (f->round == seen && !f->stop)
+			;
+		if (f->stop)
+			return NULL;
+		seen = f->round;
+		c = 0x80 | (seen & 0x7f);
+		/* a failed write() shows as a lost byte */
+		(void)!pwrite(f->fd, &c, 1, FILL_WRITE_AT);
+		__atomic_store_n(&f->done, seen, __ATOMIC_RELEASE);
+	}
+}
+
+/*
+ * Each round makes block 0 a hole again, then one thread stores a byte
+ * through the mapping while another write()s a byte elsewhere in the
+ * block: both allocate it, and whichever comes second finds it allocated
+ * and zeroed.  Zeroing it again after it is in the file (because
+ * get_block() called it new) wipes what the other one put there.
+ */
+TEST_F(map, a_store_and_a_write_into_a_new_block_both_stay)
+{
+	struct fill f = { 0 };
+	unsigned char back[BLK];
+	long lost_store = 0, lost_write = 0, rounds = 0;
+	const char *failed = NULL;
+	struct timespec start, now;
+	int err = 0;
+	pthread_t t;
+
+	setup_dax_fs(_metadata, self->dev);
+	f.fd = open(MNT "/fill", O_CREAT | O_RDWR, 0644);
+	ASSERT_LE(0, f.fd);
+	ASSERT_EQ(0, ftruncate(f.fd, BLK));
+	f.map = daxfs_map(f.fd, BLK, PROT_READ | PROT_WRITE, MAP_SHARED);
+	REQUIRE_THAT(f.map, EXPECTED("mmap(MAP_SHARED) of a dax file to succeed"),
+		     SEEN("%s", strerror(errno)),
+		     HINT("ext2_file_mmap() must set vm_ops and VM_MIXEDMAP for dax files (TODO 5)"));
+	ASSERT_EQ(0, pthread_create(&t, NULL, fill_writer, &f));
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (rounds < FILL_ROUNDS) {
+		unsigned char v = 0x80 | ((rounds + 1) & 0x7f);
+
+		if (ftruncate(f.fd, 0) || ftruncate(f.fd, BLK)) {
+			failed = "ftruncate()";
+			err = errno;
+			break;
+		}
+		__atomic_store_n(&f.round, (int)rounds + 1, __ATOMIC_RELEASE);
+		if (daxfs_touch((unsigned char *)f.map + FILL_STORE_AT, 1, v, NULL))
+			failed = "a store (SIGBUS)";
+		while (__atomic_load_n(&f.done, __ATOMIC_ACQUIRE) != rounds + 1)
+			;
+		if (failed)
+			break;
+		if (pread_all(f.fd, back, BLK, 0)) {
+			failed = "pread()";
+			err = errno;
+			break;
+		}
+		rounds++;
+		lost_store += back[FILL_STORE_AT] != v;
+		lost_write += back[FILL_WRITE_AT] != v;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - start.tv_sec >= FILL_SECONDS)
+			break;
+	}
+	f.stop = 1;
+	pthread_join(t, NULL);
+	TH_LOG("%ld rounds: %ld stores and %ld writes lost", rounds, lost_store, lost_write);
+	CHECK_THAT(!failed,
+		   EXPECTED("every round's ftruncate(), store and pread() to succeed"),
+		   SEEN("%s failed in round %ld%s%s", failed ?: "", rounds + 1,
+			err ? ": " : "", err ? strerror(err) : ""),
+		   HINT(HINT_FAULT));
+	CHECK_THAT(lost_store == 0 && lost_write == 0,
+		   EXPECTED("every byte stored through the mapping and every byte "
+			    "written with write() to stay, in %ld rounds", rounds),
+		   SEEN("%ld stores and %ld writes lost: zeroed after they were made",
+			lost_store, lost_write),
+		   HINT("nothing may zero a block once it is in the file, where another "
+			"thread can already be writing to it: not dax_fault() (TODO 3), "
+			"and not write(), so ext2_get_block() must not report it new "
+			"(TODO 6)"));
+	CHECK_THAT(rounds >= 500,
+		   EXPECTED("the race to run at least 500 rounds in %d s", FILL_SECONDS),
+		   SEEN("%ld rounds", rounds),
+		   HINT("a fault or a write() into a hole is very slow: look for a "
+			"loop in dax_fault() or dax_do_io()"));
+	munmap((void *)f.map, BLK);
+	close(f.fd);
 	unmount_and_fsck(_metadata, self->dev);
 }
 
