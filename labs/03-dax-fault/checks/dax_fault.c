@@ -21,6 +21,7 @@
 #include "daxfs.h"
 
 #define HINT_FAULT "dax_fault() in fs/dax_bh.c (TODO 2-4), called from ext2_dax_fault()"
+#define HINT_MMAP "ext2_file_mmap() must set vm_ops and VM_MIXEDMAP for dax files (TODO 5)"
 
 DAX_DEVICE_FIXTURE(map)
 
@@ -37,7 +38,7 @@ TEST_F(map, mapped_pages_are_the_device_pages)
 	p = daxfs_map(fd, sizeof(want), PROT_READ, MAP_SHARED);
 	REQUIRE_THAT(p, EXPECTED("mmap(MAP_SHARED) of a dax file to succeed"),
 		     SEEN("%s", strerror(errno)),
-		     HINT("ext2_file_mmap() must set vm_ops and VM_MIXEDMAP for dax files (TODO 5)"));
+		     HINT(HINT_MMAP));
 	CHECK_THAT(first_diff(p, want, sizeof(want)) < 0,
 		   EXPECTED("the file's bytes through the mapping"),
 		   SEEN("other bytes from offset %ld", first_diff(p, want, sizeof(want))),
@@ -333,9 +334,15 @@ TEST_F(map, faults_race_with_truncate)
 
 struct fill {
 	int fd;
-	volatile unsigned char *map;
-	volatile int round, done, stop;
+	unsigned char *map;
+	int round, done, stop;	/* __atomic: the threads' handshake */
 };
+
+/* The byte both threads put in the block in round r: never 0. */
+static unsigned char fill_byte(int r)
+{
+	return 0x80 | (r & 0x7f);
+}
 
 static void *fill_writer(void *arg)
 {
@@ -345,12 +352,13 @@ static void *fill_writer(void *arg)
 	for (;;) {
 		unsigned char c;
 
-		while (f->round == seen && !f->stop)
+		while (__atomic_load_n(&f->round, __ATOMIC_ACQUIRE) == seen &&
+		       !__atomic_load_n(&f->stop, __ATOMIC_RELAXED))
 			;
-		if (f->stop)
+		if (__atomic_load_n(&f->stop, __ATOMIC_RELAXED))
 			return NULL;
-		seen = f->round;
-		c = 0x80 | (seen & 0x7f);
+		seen = __atomic_load_n(&f->round, __ATOMIC_ACQUIRE);
+		c = fill_byte(seen);
 		/* a failed write() shows as a lost byte */
 		(void)!pwrite(f->fd, &c, 1, FILL_WRITE_AT);
 		__atomic_store_n(&f->done, seen, __ATOMIC_RELEASE);
@@ -381,11 +389,11 @@ TEST_F(map, a_store_and_a_write_into_a_new_block_both_stay)
 	f.map = daxfs_map(f.fd, BLK, PROT_READ | PROT_WRITE, MAP_SHARED);
 	REQUIRE_THAT(f.map, EXPECTED("mmap(MAP_SHARED) of a dax file to succeed"),
 		     SEEN("%s", strerror(errno)),
-		     HINT("ext2_file_mmap() must set vm_ops and VM_MIXEDMAP for dax files (TODO 5)"));
+		     HINT(HINT_MMAP));
 	ASSERT_EQ(0, pthread_create(&t, NULL, fill_writer, &f));
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	while (rounds < FILL_ROUNDS) {
-		unsigned char v = 0x80 | ((rounds + 1) & 0x7f);
+		unsigned char v = fill_byte(rounds + 1);
 
 		if (ftruncate(f.fd, 0) || ftruncate(f.fd, BLK)) {
 			failed = "ftruncate()";
@@ -393,7 +401,7 @@ TEST_F(map, a_store_and_a_write_into_a_new_block_both_stay)
 			break;
 		}
 		__atomic_store_n(&f.round, (int)rounds + 1, __ATOMIC_RELEASE);
-		if (daxfs_touch((unsigned char *)f.map + FILL_STORE_AT, 1, v, NULL))
+		if (daxfs_touch(f.map + FILL_STORE_AT, 1, v, NULL))
 			failed = "a store (SIGBUS)";
 		while (__atomic_load_n(&f.done, __ATOMIC_ACQUIRE) != rounds + 1)
 			;
@@ -411,7 +419,7 @@ TEST_F(map, a_store_and_a_write_into_a_new_block_both_stay)
 		if (now.tv_sec - start.tv_sec >= FILL_SECONDS)
 			break;
 	}
-	f.stop = 1;
+	__atomic_store_n(&f.stop, 1, __ATOMIC_RELAXED);
 	pthread_join(t, NULL);
 	TH_LOG("%ld rounds: %ld stores and %ld writes lost", rounds, lost_store, lost_write);
 	CHECK_THAT(!failed,
@@ -433,7 +441,7 @@ TEST_F(map, a_store_and_a_write_into_a_new_block_both_stay)
 		   SEEN("%ld rounds", rounds),
 		   HINT("a fault or a write() into a hole is very slow: look for a "
 			"loop in dax_fault() or dax_do_io()"));
-	munmap((void *)f.map, BLK);
+	munmap(f.map, BLK);
 	close(f.fd);
 	unmount_and_fsck(_metadata, self->dev);
 }
