@@ -5,10 +5,13 @@ boot(), and KVM is used only when asked for or proven."""
 
 import argparse
 import os
+import signal
+import subprocess
 import sys
 import tempfile
 import time
 import unittest
+from unittest import mock
 
 from labvm import qemu
 
@@ -48,8 +51,11 @@ class Boot(unittest.TestCase):
         # the fake sleeps 30 s: only a kill ends it sooner
         self.assertLess(time.monotonic() - t0, self.args.boot_timeout + 10,
                         "boot() waited for QEMU instead of killing it")
-        with open(os.path.join(logdir, "pid")) as f:
-            pid = int(f.read())
+        try:
+            with open(os.path.join(logdir, "pid")) as f:
+                pid = int(f.read())
+        except FileNotFoundError:       # killed before it wrote its pid
+            return b
         self.assertFalse(os.path.exists("/proc/%d" % pid) and
                          open("/proc/%d/stat" % pid).read().split()[2] != "Z",
                          "QEMU (pid %d) outlived boot()" % pid)
@@ -68,6 +74,25 @@ class Boot(unittest.TestCase):
     def test_a_forged_done_is_not_done(self):
         self.args.boot_timeout = 1
         self.assertEqual(self.boot("forge").end, "boot-timeout")
+
+    def test_a_stop_just_after_qemu_starts_stops_qemu(self):
+        # make grade's Ctrl-C sends SIGTERM to the runner's group, which
+        # can land as QEMU (in a session of its own) has just started
+        started = []
+        real = subprocess.Popen
+
+        def popen_then_sigterm(argv, *a, **kw):
+            p = real(argv, *a, **kw)
+            if argv[0] == self.m["qemu"]:
+                started.append(p)
+                os.kill(os.getpid(), signal.SIGTERM)
+            return p
+        with mock.patch.object(qemu.subprocess, "Popen", popen_then_sigterm):
+            b = self.boot("hang")
+        self.assertEqual(b.end, "interrupted")
+        self.assertIsNotNone(started[0].poll(), "QEMU outlived a SIGTERM at its start")
+        self.assertIs(signal.getsignal(signal.SIGTERM), signal.SIG_DFL,
+                      "boot() left its SIGTERM handler in place")
 
 
 class Accel(unittest.TestCase):

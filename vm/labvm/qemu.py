@@ -171,9 +171,25 @@ def boot(m, args, mode, logdir, planned=(), nvdimm=None, cmd=None, files=None,
     else:
         console = open(console_path, "wb")
         stdin = subprocess.DEVNULL
-    proc = subprocess.Popen(argv, stdin=stdin, stdout=console,
-                            stderr=subprocess.STDOUT if console else None,
-                            start_new_session=(mode != "shell"))
+    # QEMU runs in a session of its own (a terminal's Ctrl-C must not
+    # reach it before we have read its last results), so stopping our
+    # process group does not stop it: we must.  The handlers go in before
+    # QEMU starts and only note the signal; the loop below acts on it.  A
+    # signal that came between the start and a handler raising in the
+    # middle of Popen would leave QEMU running with no one to stop it.
+    stopping = []
+    old = {}
+    if mode != "shell":
+        for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            old[s] = signal.signal(s, lambda sig, frame: stopping.append(sig))
+    try:
+        proc = subprocess.Popen(argv, stdin=stdin, stdout=console,
+                                stderr=subprocess.STDOUT if console else None,
+                                start_new_session=(mode != "shell"))
+    except BaseException:
+        for s, h in old.items():
+            signal.signal(s, h)
+        raise
     reader = ResultsReader(results_path)
     end = "exited"
     t_start = time.monotonic()
@@ -182,14 +198,10 @@ def boot(m, args, mode, logdir, planned=(), nvdimm=None, cmd=None, files=None,
     progress = None
     if mode == "check" and not args.quiet:
         progress = Progress(len(planned), tty=False if args.verbose else None)
-    old = {}
-    if mode != "shell":
-        def on_signal(sig, frame):
-            raise KeyboardInterrupt
-        for s in (signal.SIGTERM, signal.SIGHUP):
-            old[s] = signal.signal(s, on_signal)
     try:
         while True:
+            if stopping:
+                raise KeyboardInterrupt
             # QEMU may end just after the guest's last line: read what it
             # wrote before deciding how the run ended
             exited = proc.poll() is not None
