@@ -7,8 +7,9 @@
  * stores and writes in their middle; punching a hole and zeroing a range,
  * both unaligned, zero the edge bytes on the device (seen through a
  * mapping made before), free the whole blocks, and leave the pages inside
- * EOF mapped or mappable (no SIGBUS); data=journal cannot go with dax, at
- * mount or at remount.  Every workload ends with e2fsck -fn.
+ * EOF mapped or mappable (no SIGBUS); growing a file with fallocate()
+ * does not make bytes stored past its end file data; data=journal cannot
+ * go with dax, at mount or at remount.  Every workload ends with e2fsck -fn.
  */
 #define DAXFS_DEFAULT "ext4"
 
@@ -204,6 +205,54 @@ TEST_F(ext4, fallocated_blocks_read_as_zeros_until_written)
 	munmap(map, FILE_LEN);
 	close(fd);
 	unmount_and_fsck(_metadata, self->dev);
+}
+
+/*
+ * fallocate() grows a file too, without FALLOC_FL_KEEP_SIZE: bytes stored
+ * through a mapping past the old end of file, in its last block, must not
+ * become file data (as after ftruncate() and write(), lab 5's checks).
+ */
+static void store_past_eof_then_fallocate(struct __test_metadata *_metadata,
+					  const char *dev, int mode, const char *what)
+{
+	static unsigned char buf[2 * BLK], expect[2 * BLK];
+	const long size = BLK + 2000;
+	unsigned char *p;
+	long bad;
+	int fd;
+
+	setup_dax_fs(_metadata, dev);
+	fd = open(MNT "/f", O_CREAT | O_RDWR, 0644);
+	ASSERT_LE(0, fd);
+	memset(expect, 0, sizeof(expect));
+	pattern(expect, 1000, 5, 0);
+	ASSERT_EQ(0, pwrite_all(fd, expect, 1000, 0));
+	p = daxfs_map(fd, 2 * BLK, PROT_READ | PROT_WRITE, MAP_SHARED);
+	ASSERT_NE(NULL, p);
+	memset(p + 1000, 0xEE, 500);	/* past EOF, inside the last page */
+	REQUIRE_THAT(fallocate(fd, mode, 3000, size - 3000) == 0,
+		     EXPECTED("%s of [3000, %ld) to succeed", what, size),
+		     SEEN("%s", strerror(errno)), HINT("ext4_fallocate(), fs/ext4/extents.c"));
+	ASSERT_EQ(0, pread_all(fd, buf, size, 0));
+	bad = first_diff(expect, buf, size);
+	CHECK_THAT(bad < 0, EXPECTED("after %s grew the file from 1000 to %ld bytes, read() "
+				     "to show byte %ld as %#x (0xee was stored past the old "
+				     "size through a mapping)", what, size, bad,
+				     bad < 0 ? 0 : expect[bad]),
+		   SEEN("%#x", bad < 0 ? 0 : buf[bad]),
+		   HINT("ext4_fallocate() and ext4_zero_range() must zero from the old size "
+			"to the end of its block before the size grows: "
+			"ext4_dax_zero_past_eof(), fs/ext4/inode.c"));
+	munmap(p, 2 * BLK);
+	close(fd);
+	unmount_and_fsck(_metadata, dev);
+}
+
+TEST_F(ext4, stores_past_eof_do_not_become_data_when_fallocate_grows_the_file)
+{
+	store_past_eof_then_fallocate(_metadata, self->dev, 0, "fallocate()");
+	store_past_eof_then_fallocate(_metadata, self->dev, FALLOC_FL_ZERO_RANGE,
+				      "fallocate(FALLOC_FL_ZERO_RANGE)");
 }
 
 /*
