@@ -7,7 +7,8 @@
  * What is checked: that a mapped page is the device page bdev_direct_access()
  * gives for the file's block (pagemap), coherence between stores, read(),
  * write() and other processes' mappings without msync, holes (zeros, no
- * allocation, replaced everywhere once written), SIGBUS past EOF and after
+ * allocation, replaced everywhere once written, also by a write() that
+ * fails or stops short), SIGBUS past EOF and after
  * truncate (also once the blocks belong to another file), a race between
  * faults and truncate, stale data in blocks a store allocates, a store and
  * a write() racing to allocate the same block, and file times.  Every
@@ -173,6 +174,80 @@ TEST_F(map, holes_map_zeros_until_written)
 	munmap(q, 4 * BLK);
 	close(fd);
 	unmount_and_fsck(_metadata, self->dev);
+}
+
+/*
+ * A write() that fails (EFAULT) or stops short still may have allocated
+ * blocks under holes that a mapping shows as zeroed hole pages.  The
+ * blocks stay in the file (they are inside i_size), so the hole pages
+ * must go: otherwise the mapping keeps showing zeros while read() and
+ * other mappings see what is stored in the block.
+ */
+static void hole_page_then_a_write_that_fails(struct __test_metadata *_metadata,
+					      const char *dev, int shortly)
+{
+	const char *what = shortly ? "a short write() (its source's second page unmapped)"
+				   : "a write() that fails with EFAULT";
+	unsigned char *q, *p, *src, got;
+	long page = shortly ? 1 : 0;	/* the page whose hole page must go */
+	char buf[8];
+	ssize_t n;
+	int fd;
+
+	setup_dax_fs(_metadata, dev);
+	fd = open(MNT "/f", O_CREAT | O_RDWR, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ftruncate(fd, 2 * BLK));
+	q = daxfs_map(fd, 2 * BLK, PROT_READ, MAP_SHARED);
+	ASSERT_NE(NULL, q) TH_LOG("mmap of a dax file: %s (hint: %s)", strerror(errno), HINT_MMAP);
+	ASSERT_EQ(0, daxfs_touch(q + page * BLK, 0, 0, &got));	/* the hole page */
+
+	/* two pages of source, the second one unmapped */
+	src = mmap(NULL, 2 * BLK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, src);
+	memset(src, 'S', BLK);
+	ASSERT_EQ(0, munmap(src + BLK, BLK));
+	if (shortly)
+		n = pwrite(fd, src, 2 * BLK, 0);
+	else
+		n = pwrite(fd, src + BLK, BLK, 0);
+	CHECK_THAT(shortly ? n == BLK : n < 0 && errno == EFAULT,
+		   EXPECTED("%s to return %s", what, shortly ? "4096" : "-1 (EFAULT)"),
+		   SEEN("%zd (%s)", n, n < 0 ? strerror(errno) : "no error"),
+		   HINT("dax_do_io() returns what it copied, or the error if it copied "
+			"nothing (lab 2)"));
+
+	/* another mapping reads the page (a read fault), then stores 7 */
+	p = daxfs_map(fd, 2 * BLK, PROT_READ | PROT_WRITE, MAP_SHARED);
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, daxfs_touch(p + page * BLK, 0, 0, &got));
+	ASSERT_EQ(0, daxfs_touch(p + page * BLK, 1, 7, NULL));
+	ASSERT_EQ(1, pread(fd, buf, 1, page * BLK));
+	ASSERT_EQ(0, daxfs_touch(q + page * BLK, 0, 0, &got));
+	CHECK_THAT(got == buf[0],
+		   EXPECTED("after %s, then a store of 7 through another mapping, the first "
+			    "mapping to show what read() shows at byte %ld (%d)", what,
+			    page * BLK, buf[0]),
+		   SEEN("%d: the old hole page is still mapped over a block the write "
+			"allocated", got),
+		   HINT("dax_do_io() (fs/dax_bh.c) must drop the hole pages over the whole "
+			"range it was asked to write, not only over what it copied: "
+			"get_block() may have allocated past it"));
+	munmap(src, BLK);
+	munmap(p, 2 * BLK);
+	munmap(q, 2 * BLK);
+	close(fd);
+	unmount_and_fsck(_metadata, dev);
+}
+
+TEST_F(map, a_failed_write_leaves_no_hole_page_over_its_block)
+{
+	hole_page_then_a_write_that_fails(_metadata, self->dev, 0);
+}
+
+TEST_F(map, a_short_write_leaves_no_hole_page_over_its_blocks)
+{
+	hole_page_then_a_write_that_fails(_metadata, self->dev, 1);
 }
 
 TEST_F(map, past_eof_is_sigbus)
