@@ -266,6 +266,9 @@ TEST_F(map, past_eof_is_sigbus)
 	CHECK_THAT(daxfs_touch(p + 2 * BLK, 0, 0, NULL) == -1,
 		   EXPECTED("SIGBUS on a load from the page past the EOF page"),
 		   SEEN("no signal"), HINT("dax_fault(): pgoff past i_size is VM_FAULT_SIGBUS"));
+	CHECK_THAT(daxfs_touch(p + 2 * BLK + 10, 1, 7, NULL) == -1,
+		   EXPECTED("SIGBUS on a store to the first page past the EOF page"),
+		   SEEN("no signal"), HINT("dax_fault(): pgoff past i_size is VM_FAULT_SIGBUS"));
 	CHECK_THAT(daxfs_touch(p + 3 * BLK, 1, 7, NULL) == -1,
 		   EXPECTED("SIGBUS on a store two pages past the EOF page"),
 		   SEEN("no signal"), HINT("dax_fault(): pgoff past i_size is VM_FAULT_SIGBUS"));
