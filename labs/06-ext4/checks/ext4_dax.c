@@ -8,8 +8,9 @@
  * both unaligned, zero the edge bytes on the device (seen through a
  * mapping made before), free the whole blocks, and leave the pages inside
  * EOF mapped or mappable (no SIGBUS); growing a file with fallocate()
- * does not make bytes stored past its end file data; data=journal cannot
- * go with dax, at mount or at remount.  Every workload ends with e2fsck -fn.
+ * does not make bytes stored past its end file data; EXT4_IOC_SWAP_BOOT
+ * refuses dax files; data=journal cannot go with dax, at mount or at
+ * remount.  Every workload ends with e2fsck -fn.
  */
 #define DAXFS_DEFAULT "ext4"
 
@@ -281,6 +282,39 @@ TEST_F(ext4, one_large_write_is_allocated_and_reads_back)
 	CHECK_THAT(st_blocks(fd) >= LARGE / 512,
 		   EXPECTED("at least %ld sectors allocated", LARGE / 512),
 		   SEEN("st_blocks %lld", st_blocks(fd)), HINT(HINT_ALLOC));
+	close(fd);
+	unmount_and_fsck(_metadata, self->dev);
+}
+
+/*
+ * EXT4_IOC_SWAP_BOOT gives a file's blocks to the boot loader inode and
+ * drops its page cache with truncate_inode_pages(), which leaves the pfns
+ * a dax mapping holds in place: the mapping would go on reaching blocks
+ * that are no longer the file's.  It must refuse dax files.
+ */
+#define EXT4_IOC_SWAP_BOOT _IO('f', 17)
+
+TEST_F(ext4, swap_boot_refuses_dax_files)
+{
+	static unsigned char buf[BLK];
+	unsigned char *p;
+	int fd, rc;
+
+	setup_dax_fs(_metadata, self->dev);
+	fd = open(MNT "/f", O_CREAT | O_RDWR, 0644);
+	ASSERT_LE(0, fd);
+	pattern(buf, BLK, 13, 0);
+	ASSERT_EQ(0, pwrite_all(fd, buf, BLK, 0));
+	p = daxfs_map(fd, BLK, PROT_READ | PROT_WRITE, MAP_SHARED);
+	ASSERT_NE(NULL, p);
+	p[0] = 1;
+	rc = ioctl(fd, EXT4_IOC_SWAP_BOOT);
+	CHECK_THAT(rc == -1 && errno == EINVAL,
+		   EXPECTED("EXT4_IOC_SWAP_BOOT on a mapped dax file to fail with EINVAL"),
+		   SEEN("%s", rc == 0 ? "it swapped the file's blocks away" : strerror(errno)),
+		   HINT("swap_inode_boot_loader() (fs/ext4/ioctl.c) must refuse dax files: "
+			"truncate_inode_pages() does not remove their mappings"));
+	munmap(p, BLK);
 	close(fd);
 	unmount_and_fsck(_metadata, self->dev);
 }
