@@ -39,7 +39,21 @@ def result_of(results, sub_id):
         return None
 
 
+def group_alive(pgid):
+    try:
+        os.killpg(pgid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:     # a member that is no longer ours to signal
+        return True
+
+
 def stop_all(running):
+    """SIGTERM each submission's process group, wait until every process of
+    it has gone (not only its leader: the shell dies at once, while the
+    runner in the same group still has to stop the QEMU it started in a
+    session of its own), and SIGKILL what is left after 20 s."""
     for p, _ in running:
         try:
             os.killpg(p.pid, signal.SIGTERM)
@@ -47,10 +61,9 @@ def stop_all(running):
             pass
     deadline = time.monotonic() + 20
     for p, _ in running:
-        try:
-            p.wait(max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            pass
+        while group_alive(p.pid) and time.monotonic() < deadline:
+            p.poll()                # reap the leader, or its pid stays taken
+            time.sleep(0.1)
         try:
             os.killpg(p.pid, signal.SIGKILL)
         except ProcessLookupError:

@@ -83,4 +83,24 @@ holds "memory stops at the address-space limit" box --mem 64 -- \
 	sh -c '! head -c 128M /dev/zero | sort >/dev/null'
 holds "a command that never ends is killed at the wall-clock limit" \
 	exits 124 box --wall 2 -- sleep 60
+# The lab runner starts QEMU's sandbox in a session of its own; if the
+# runner is killed, its sandbox must not run on.  Kill only the timeout
+# process at the top of a sandbox: nothing under it may survive, with
+# bwrap and with UNSANDBOXED=1.
+orphan() {
+	marker="sleep 6$1.$$"	# a command line no other process has
+	# shellcheck disable=SC2086
+	setsid env $2 sh "$ROOT/scripts/sandbox.sh" --wall 60 -- $marker 2>/dev/null &
+	n=0
+	until pgrep -f "^$marker" >/dev/null || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done
+	pgrep -f "^$marker" >/dev/null || { echo "the sandboxed command did not start"; return 1; }
+	top=$(pgrep -f "^timeout .*$marker" | head -n 1)
+	kill -KILL "$top"
+	sleep 1
+	left=$(pgrep -f "$marker")
+	[ -z "$left" ] || { echo "left running: $(ps -o pid=,args= -p "$(echo $left | tr ' ' ,)")"; kill -KILL $left; }
+	[ -z "$left" ]
+}
+holds "a sandbox whose timeout is killed ends with it (no orphan)" orphan 1 DAXLAB_X=
+holds "... and so does an unsandboxed run (UNSANDBOXED=1)" orphan 2 UNSANDBOXED=1
 summary "$STEP"

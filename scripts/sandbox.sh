@@ -11,7 +11,10 @@
 #     /proc and a size-limited /tmp, plus the paths given below;
 #   - limits: CPU seconds, address space, processes and file size per
 #     process (prlimit), and wall-clock time (timeout, in the caller's
-#     process group, so that stopping the caller's group stops it).
+#     process group, so that stopping the caller's group stops it);
+#   - no orphan: what runs under timeout is killed when timeout dies
+#     (setpriv --pdeathsig), and bwrap's sandbox when bwrap dies
+#     (--die-with-parent), so a SIGKILL to the caller's group ends it all.
 # Usage:
 #   sandbox.sh probe           exit 0 if a sandbox can be made here, else
 #                              say why and how to enable it (exit 1)
@@ -165,11 +168,12 @@ if [ "${UNSANDBOXED:-0}" != 0 ]; then
 	echo "sandbox: UNSANDBOXED=1: running the submission's code as $(id -un)," \
 		"without a sandbox" >&2
 	# shellcheck disable=SC2086
-	exec timeout --foreground -k 10 "$wall" prlimit $limits -- \
-		env $envs "$@"
+	exec timeout --foreground -k 10 "$wall" \
+		setpriv --pdeathsig KILL -- prlimit $limits -- env $envs "$@"
 fi
 # shellcheck disable=SC2046,SC2086
-exec timeout --foreground -k 10 "$wall" prlimit $limits -- \
+exec timeout --foreground -k 10 "$wall" \
+	setpriv --pdeathsig KILL -- prlimit $limits -- \
 	"$BWRAP" $(base_args) $parents $binds \
 	--chdir "$chdir" \
 	--clearenv --setenv PATH /usr/sbin:/usr/bin:/sbin:/bin --setenv HOME /tmp \

@@ -83,7 +83,7 @@ class Boot(unittest.TestCase):
 
         def popen_then_sigterm(argv, *a, **kw):
             p = real(argv, *a, **kw)
-            if argv[0] == self.m["qemu"]:
+            if self.m["qemu"] in argv:
                 started.append(p)
                 os.kill(os.getpid(), signal.SIGTERM)
             return p
@@ -93,6 +93,33 @@ class Boot(unittest.TestCase):
         self.assertIsNotNone(started[0].poll(), "QEMU outlived a SIGTERM at its start")
         self.assertIs(signal.getsignal(signal.SIGTERM), signal.SIG_DFL,
                       "boot() left its SIGTERM handler in place")
+
+    def test_qemu_dies_with_a_killed_runner(self):
+        # SIGKILL gives the runner no chance to stop QEMU, which is in a
+        # session of its own: the kernel must (parent-death signal)
+        logdir = os.path.join(self.dir, "log")
+        code = ("import argparse, sys; sys.path.insert(0, %r); from labvm import qemu; "
+                "qemu.boot(%r, argparse.Namespace(**%r), 'check', %r, [('s', 'p', '/s')])"
+                % (os.path.dirname(os.path.dirname(qemu.__file__)), self.m,
+                   dict(vars(self.args), boot_timeout=60), logdir))
+        env = dict(os.environ, FAKE_QEMU="hang")
+        runner = subprocess.Popen([sys.executable, "-c", code], env=env,
+                                  stderr=subprocess.DEVNULL)
+        pidfile = os.path.join(logdir, "pid")
+        for _ in range(200):
+            if os.path.exists(pidfile) and os.path.getsize(pidfile):
+                break
+            time.sleep(0.05)
+        with open(pidfile) as f:
+            pid = int(f.read())
+        runner.kill()
+        runner.wait()
+        for _ in range(40):
+            if not os.path.exists("/proc/%d" % pid):
+                break
+            time.sleep(0.05)
+        self.assertFalse(os.path.exists("/proc/%d" % pid),
+                         "QEMU (pid %d) outlived a runner killed with SIGKILL" % pid)
 
 
 class Accel(unittest.TestCase):

@@ -157,6 +157,12 @@ def boot(m, args, mode, logdir, planned=(), nvdimm=None, cmd=None, files=None,
                 "-monitor", "none"]
     if args.sandbox:
         argv = sandboxed(args.sandbox, argv, m, logdir, initrd, nvdimm)
+    if mode != "shell":
+        # QEMU gets a session of its own below, out of reach of a signal
+        # to our process group: if this runner is killed before it can
+        # stop QEMU (SIGKILL), the kernel stops QEMU (or the sandbox's
+        # timeout, which passes it on) for it.
+        argv = ["setpriv", "--pdeathsig", "KILL", "--"] + argv
     with open(os.path.join(logdir, "qemu-command"), "w") as f:
         f.write(" ".join("'%s'" % c if " " in c else c for c in argv) + "\n")
 
