@@ -388,6 +388,33 @@ static inline unsigned char *daxfs_map(int fd, size_t len, int prot, int flags)
 }
 
 /*
+ * A dax file MNT "/f" of 1000 bytes of pattern(seed), mapped shared over
+ * two blocks, with 500 bytes of 0xee stored through the mapping past its
+ * end, inside its last page: bytes that no growth of the file may turn
+ * into file data.  expect (2 * BLK bytes) gets what the file must read as
+ * once grown: zeros past byte 1000.  Returns the mapping; *fdp is the file.
+ */
+static inline unsigned char *daxfs_store_past_eof(struct __test_metadata *_metadata,
+						  const char *dev, unsigned int seed,
+						  unsigned char *expect, int *fdp)
+{
+	unsigned char *p;
+	int fd;
+
+	setup_dax_fs(_metadata, dev);
+	fd = open(MNT "/f", O_CREAT | O_RDWR, 0644);
+	ASSERT_LE(0, fd);
+	memset(expect, 0, 2 * BLK);
+	pattern(expect, 1000, seed, 0);
+	ASSERT_EQ(0, pwrite_all(fd, expect, 1000, 0));
+	p = daxfs_map(fd, 2 * BLK, PROT_READ | PROT_WRITE, MAP_SHARED);
+	ASSERT_NE(NULL, p);
+	memset(p + 1000, 0xEE, 500);
+	*fdp = fd;
+	return p;
+}
+
+/*
  * A fixture whose tests run once on each memory-backed device: pmem0 (one
  * contiguous range) and ram0 (brd: a page at a time).  self->dev is
  * "/dev/pmem0" or "/dev/ram0"; nothing is mounted on MNT before or after a

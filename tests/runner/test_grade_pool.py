@@ -13,6 +13,8 @@ import tempfile
 import time
 import unittest
 
+from helpers import alive, pid_from
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 spec = importlib.util.spec_from_file_location(
     "grade_pool", os.path.join(HERE, "..", "..", "scripts", "grade-pool.py"))
@@ -37,14 +39,6 @@ while True:
 """
 
 
-def alive(pid):
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().split()[2] != "Z"
-    except OSError:
-        return False
-
-
 class StopAll(unittest.TestCase):
     def test_no_session_child_outlives_a_stop(self):
         d = tempfile.mkdtemp()
@@ -53,12 +47,7 @@ class StopAll(unittest.TestCase):
         p = subprocess.Popen(["sh", "-c", '"$0" -c "$1" "$2" & exec sleep 100',
                               sys.executable, RUNNER, pidfile],
                              start_new_session=True)
-        for _ in range(100):
-            if os.path.exists(pidfile) and os.path.getsize(pidfile):
-                break
-            time.sleep(0.05)
-        with open(pidfile) as f:
-            qemu = int(f.read())
+        qemu = pid_from(pidfile)
         self.assertTrue(alive(qemu))
         grade_pool.stop_all([(p, None)])
         time.sleep(0.2)

@@ -13,6 +13,7 @@ import time
 import unittest
 from unittest import mock
 
+from helpers import alive, pid_from
 from labvm import qemu
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -105,21 +106,14 @@ class Boot(unittest.TestCase):
         env = dict(os.environ, FAKE_QEMU="hang")
         runner = subprocess.Popen([sys.executable, "-c", code], env=env,
                                   stderr=subprocess.DEVNULL)
-        pidfile = os.path.join(logdir, "pid")
-        for _ in range(200):
-            if os.path.exists(pidfile) and os.path.getsize(pidfile):
-                break
-            time.sleep(0.05)
-        with open(pidfile) as f:
-            pid = int(f.read())
+        pid = pid_from(os.path.join(logdir, "pid"))
         runner.kill()
         runner.wait()
         for _ in range(40):
-            if not os.path.exists("/proc/%d" % pid):
+            if not alive(pid):
                 break
             time.sleep(0.05)
-        self.assertFalse(os.path.exists("/proc/%d" % pid),
-                         "QEMU (pid %d) outlived a runner killed with SIGKILL" % pid)
+        self.assertFalse(alive(pid), "QEMU (pid %d) outlived a runner killed with SIGKILL" % pid)
 
 
 class Accel(unittest.TestCase):

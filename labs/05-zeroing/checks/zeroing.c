@@ -112,15 +112,7 @@ static void store_past_eof_then_grow(struct __test_metadata *_metadata, const ch
 	unsigned char *p;
 	int fd;
 
-	setup_dax_fs(_metadata, dev);
-	fd = open(MNT "/f", O_CREAT | O_RDWR, 0644);
-	ASSERT_LE(0, fd);
-	memset(expect, 0, sizeof(expect));
-	pattern(expect, 1000, 3, 0);
-	ASSERT_EQ(0, pwrite_all(fd, expect, 1000, 0));
-	p = daxfs_map(fd, 2 * BLK, PROT_READ | PROT_WRITE, MAP_SHARED);
-	ASSERT_NE(NULL, p);
-	memset(p + 1000, 0xEE, 500);	/* past EOF, inside the last page */
+	p = daxfs_store_past_eof(_metadata, dev, 3, expect, &fd);
 	if (how == BY_TRUNCATE) {
 		ASSERT_EQ(0, ftruncate(fd, size));
 	} else {
@@ -135,8 +127,8 @@ static void store_past_eof_then_grow(struct __test_metadata *_metadata, const ch
 				     "was 1000; 0xee was stored past it through a mapping)",
 				     what[how], bad, bad < 0 ? 0 : expect[bad]),
 		   SEEN("%#x", bad < 0 ? 0 : buf[bad]),
-		   HINT("every way a file grows must zero from the old size to the end of "
-			"its block first: ext2_setsize() (TODO 3) and ext2_dax_write_iter() "
+		   HINT("every way a file grows must first zero what lies past the old "
+			"size in its block: ext2_setsize() (TODO 3) and ext2_dax_write_iter() "
 			"(TODO 4), fs/ext2/; ext4: ext4_dax_zero_past_eof()"));
 	bad = first_diff(expect, p, size);
 	CHECK_THAT(bad < 0, EXPECTED("after %s, the mapping made before to show byte %ld as %#x",

@@ -222,15 +222,7 @@ static void store_past_eof_then_fallocate(struct __test_metadata *_metadata,
 	long bad;
 	int fd;
 
-	setup_dax_fs(_metadata, dev);
-	fd = open(MNT "/f", O_CREAT | O_RDWR, 0644);
-	ASSERT_LE(0, fd);
-	memset(expect, 0, sizeof(expect));
-	pattern(expect, 1000, 5, 0);
-	ASSERT_EQ(0, pwrite_all(fd, expect, 1000, 0));
-	p = daxfs_map(fd, 2 * BLK, PROT_READ | PROT_WRITE, MAP_SHARED);
-	ASSERT_NE(NULL, p);
-	memset(p + 1000, 0xEE, 500);	/* past EOF, inside the last page */
+	p = daxfs_store_past_eof(_metadata, dev, 5, expect, &fd);
 	REQUIRE_THAT(fallocate(fd, mode, 3000, size - 3000) == 0,
 		     EXPECTED("%s of [3000, %ld) to succeed", what, size),
 		     SEEN("%s", strerror(errno)), HINT("ext4_fallocate(), fs/ext4/extents.c"));
