@@ -90,7 +90,7 @@ holds "a command that never ends is killed at the wall-clock limit" \
 orphan() {
 	marker="sleep 6$1.$$"	# a command line no other process has
 	# shellcheck disable=SC2086
-	setsid env $2 sh "$ROOT/scripts/sandbox.sh" --wall 60 -- $marker 2>/dev/null &
+	setsid env ${2:-} sh "$ROOT/scripts/sandbox.sh" --wall 60 -- $marker 2>/dev/null &
 	n=0
 	until pgrep -f "^$marker" >/dev/null || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done
 	pgrep -f "^$marker" >/dev/null || { echo "the sandboxed command did not start"; return 1; }
@@ -101,6 +101,6 @@ orphan() {
 	[ -z "$left" ] || { echo "left running: $(ps -o pid=,args= -p "$(echo $left | tr ' ' ,)")"; kill -KILL $left; }
 	[ -z "$left" ]
 }
-holds "a sandbox whose timeout is killed ends with it (no orphan)" orphan 1 DAXLAB_X=
+holds "a sandbox whose timeout is killed ends with it (no orphan)" orphan 1
 holds "... and so does an unsandboxed run (UNSANDBOXED=1)" orphan 2 UNSANDBOXED=1
 summary "$STEP"

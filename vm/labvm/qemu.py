@@ -180,22 +180,14 @@ def boot(m, args, mode, logdir, planned=(), nvdimm=None, cmd=None, files=None,
     # QEMU runs in a session of its own (a terminal's Ctrl-C must not
     # reach it before we have read its last results), so stopping our
     # process group does not stop it: we must.  The handlers go in before
-    # QEMU starts and only note the signal; the loop below acts on it.  A
-    # signal that came between the start and a handler raising in the
-    # middle of Popen would leave QEMU running with no one to stop it.
+    # QEMU starts, so that no signal finds QEMU running and us without
+    # them, and only note the signal; the loop below acts on it.
     stopping = []
     old = {}
     if mode != "shell":
         for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
             old[s] = signal.signal(s, lambda sig, frame: stopping.append(sig))
-    try:
-        proc = subprocess.Popen(argv, stdin=stdin, stdout=console,
-                                stderr=subprocess.STDOUT if console else None,
-                                start_new_session=(mode != "shell"))
-    except BaseException:
-        for s, h in old.items():
-            signal.signal(s, h)
-        raise
+    proc = None
     reader = ResultsReader(results_path)
     end = "exited"
     t_start = time.monotonic()
@@ -205,6 +197,9 @@ def boot(m, args, mode, logdir, planned=(), nvdimm=None, cmd=None, files=None,
     if mode == "check" and not args.quiet:
         progress = Progress(len(planned), tty=False if args.verbose else None)
     try:
+        proc = subprocess.Popen(argv, stdin=stdin, stdout=console,
+                                stderr=subprocess.STDOUT if console else None,
+                                start_new_session=(mode != "shell"))
         while True:
             if stopping:
                 raise KeyboardInterrupt
@@ -255,7 +250,7 @@ def boot(m, args, mode, logdir, planned=(), nvdimm=None, cmd=None, files=None,
     except KeyboardInterrupt:
         end = "interrupted"
     finally:
-        if proc.poll() is None:
+        if proc and proc.poll() is None:
             try:
                 os.killpg(proc.pid, signal.SIGKILL) if mode != "shell" else proc.kill()
             except ProcessLookupError:

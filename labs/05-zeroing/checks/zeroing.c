@@ -108,7 +108,7 @@ static void store_past_eof_then_grow(struct __test_metadata *_metadata, const ch
 		"a 1-byte write() at 4196, in the next block",
 	};
 	static unsigned char buf[2 * BLK], expect[2 * BLK];
-	long size = 2 * BLK, at = -1, bad;
+	long size = 2 * BLK, bad;
 	unsigned char *p;
 	int fd;
 
@@ -116,7 +116,8 @@ static void store_past_eof_then_grow(struct __test_metadata *_metadata, const ch
 	if (how == BY_TRUNCATE) {
 		ASSERT_EQ(0, ftruncate(fd, size));
 	} else {
-		at = how == BY_A_WRITE_IN_THE_BLOCK ? 1200 : BLK + 100;
+		long at = how == BY_A_WRITE_IN_THE_BLOCK ? 1200 : BLK + 100;
+
 		size = at + 1;
 		expect[at] = 'W';
 		ASSERT_EQ(0, pwrite_all(fd, expect + at, 1, at));
