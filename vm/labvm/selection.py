@@ -27,8 +27,14 @@ def suite_may_match(pattern, suite):
     if not pattern:
         return True
     for p in pattern.split(","):
-        if any(c in p for c in "*?["):
-            return True         # a glob might: run it
+        glob = [i for i, c in enumerate(p) if c in "*?["]
+        if glob:
+            # a glob might, unless the text before its first wildcard
+            # already leaves this suite: "lab3_fault.*x" is not lab7's
+            head, name = p[:glob[0]], suite + "."
+            if head.startswith(name) or name.startswith(head):
+                return True
+            continue
         if p and (p in suite + "." or p.startswith(suite + ".")):
             return True
     return False
