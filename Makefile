@@ -25,12 +25,12 @@ endif
 
 # Variables the scripts read: N T V CMD FILES ACCEL BOOT_TIMEOUT CHECK_TIMEOUT
 # APPEND INSTRUCTOR REF SKEL NVDIMM PATCH BRANCH SUBMISSIONS CONFIGS WORKLOADS
-# ROUNDS UNSANDBOXED JOBS FORCE SLURM SLURM_WAIT PARTITION TIME MEM CPUS
+# ROUNDS UNSANDBOXED JOBS FORCE SLURM SLURM_WAIT PARTITION TIME MEM CPUS ARGS
 export T V CMD FILES ACCEL BOOT_TIMEOUT CHECK_TIMEOUT APPEND INSTRUCTOR \
 	REF SKEL NVDIMM PATCH BRANCH SUBMISSIONS CONFIGS WORKLOADS ROUNDS UNSANDBOXED \
-	JOBS FORCE SLURM SLURM_WAIT PARTITION TIME MEM CPUS
+	JOBS FORCE SLURM SLURM_WAIT PARTITION TIME MEM CPUS ARGS
 
-.PHONY: help check-lab lab vm vm-run test test-runner mutants grade grade-selftest grade-status \
+.PHONY: help check-lab lab vm vm-run experiment test test-runner mutants grade grade-selftest grade-status \
 	docs deps tree \
 	kernel kvm-probe bench clean distclean
 
@@ -42,6 +42,7 @@ help:
 	@echo "  make lab N           switch the kernel tree to branch labN"
 	@echo "  make vm              an interactive shell in the lab VM"
 	@echo "  make vm-run CMD='..' [FILES=dir]   run one command in the VM"
+	@echo "  make experiment NAME=x [ARGS=..]   run a lab page's experiment in the VM"
 	@echo "  make check-lab N REF=1    the same on the reference (SKEL=1: the skeleton)"
 	@echo "  make test            prove the project (runner, labs, mutants, docs)"
 	@echo "  make mutants         each planted bug must fail some check of its lab"
@@ -73,6 +74,9 @@ vm:
 
 vm-run:
 	@sh scripts/vm.sh run "$(N)"
+
+experiment:
+	@sh scripts/experiment.sh "$(NAME)"
 
 lab:
 	@sh scripts/lab.sh "$(N)"

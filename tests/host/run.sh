@@ -38,6 +38,23 @@ expect "vm-run with a FILES that is no directory" '!0' "is not a directory" -- \
 	make -s vm-run CMD=true FILES=/nonexistent
 expect "a zero time limit is refused" '!0' 'positive number' -- \
 	python3 vm/labvm run --cmd true --boot-timeout 0
+expect "make experiment without NAME lists the experiments" '!0' \
+	'say which experiment.*|The experiments are' -- make -s experiment
+expect "an unknown experiment lists the experiments" '!0' \
+	'there is no experiment "nosuch"' -- make -s experiment NAME=nosuch
+# Every lab page's experiment compiles, warning-free, as make experiment
+# compiles it: a student starts from a program that builds.
+for src in "$ROOT"/labs/*/experiments/*.c; do
+	[ -f "$src" ] || continue
+	rel=${src#$ROOT/}
+	if out=$(cc -static -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
+		-I"$ROOT/labs/common" -o "$scratch/experiment" "$src" -lpthread 2>&1); then
+		ok "the experiment $rel compiles"
+	else
+		not_ok "the experiment $rel does not compile without warnings:"
+		printf '%s\n' "$out" | head -n 15 | sed 's/^/    /'
+	fi
+done
 
 expect "REF=1 and PATCH= together are refused" '!0' 'give one of them' -- \
 	make -s check-lab 1 REF=1 PATCH=/dev/null
