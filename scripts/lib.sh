@@ -150,6 +150,27 @@ summary() {	# what
 # judge REPORT N skel: say how the skeleton did; 0 if as it must be.  A
 # lab's "observations" file names checks of its own that look at what the
 # earlier labs built: they count as checks of the earlier labs.
+# unexplained REPORT: the FAIL blocks of a report that do not open with
+# what was expected, what was seen and where to look (the "expected:",
+# "seen:" and "hint:" lines), one "name: its first line" per line.
+unexplained() {
+	awk '
+	function done() {
+		if (name != "" && !(first ~ /^expected: / && seen && hint))
+			print name ": " (first == "" ? "(no explanation)" : first)
+		name = ""
+	}
+	/^[A-Z]/ { done() }
+	/^FAIL / { name = $2; first = ""; seen = hint = 0; n = 0; next }
+	name != "" && /^        / {
+		line = substr($0, 9)
+		if (++n == 1) first = line
+		if (n <= 3 && line ~ /^seen: /) seen = 1
+		if (n <= 4 && line ~ /^hint: /) hint = 1
+	}
+	END { done() }' "$1"
+}
+
 judge() {
 	obs=$(lab_dir "$2")/observations
 	[ -f "$obs" ] || obs=/dev/null

@@ -2,7 +2,9 @@
 # Prove every lab, as make test does:
 #   the skeleton of lab N fails every check of lab N (a check may be
 #   skipped) and passes every check of labs < N;
-#   the reference of lab N passes every check of labs <= N.
+#   the reference of lab N passes every check of labs <= N;
+#   every failure of the skeleton opens with what was expected, what was
+#   seen and where to look.
 # make test sets SKEL_COVERS_REF=1: then the reference of a lab N other
 # than the last is not run on its own, as make test also proves the
 # skeleton of lab N+1, which is that reference plus stubs and must pass
@@ -43,6 +45,15 @@ for n in $labs; do
 			else
 				not_ok "lab $n skeleton (log: ${log#$ROOT/}): ${why:-no report}"
 				[ -f "$report" ] || tail -n 15 "$log" | sed 's/^/    /'
+			fi
+			# Each failure a student meets first explains itself first.
+			bad=$([ -f "$report" ] && unexplained "$report")
+			if [ -f "$report" ] && [ -z "$bad" ]; then
+				ok "lab $n skeleton: every failure opens with expected, seen and hint"
+			else
+				not_ok "lab $n skeleton: failures that do not open with" \
+					"expected, seen and hint (report: ${report#$ROOT/}):"
+				printf '%s\n' "$bad" | head -n 10 | sed 's/^/    /'
 			fi
 		fi
 	done

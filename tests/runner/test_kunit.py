@@ -30,8 +30,8 @@ class KUnit(unittest.TestCase):
         self.assertEqual([(c.name, c.verdict) for c in got],
                          [("lab1_brd.reads_back", "PASS"), ("lab1_brd.writes", "FAIL")])
         self.assertEqual(got[0].elapsed, 0.5)
-        self.assertEqual(got[1].detail, ["# writes: EXPECTATION FAILED at lab1.c:10",
-                                         "Expected x == 1, but"])
+        self.assertEqual(got[1].detail, ["expected: x == 1", "seen:     not x == 1",
+                                         "(at lab1.c:10: x == 1)"])
 
     def test_filter_by_case_or_module(self):
         self.assertEqual(len(kunit.kunit_checks(module(KTAP), why, "writes")), 1)

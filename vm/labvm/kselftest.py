@@ -7,6 +7,7 @@ still a check (failed, or not run)."""
 import re
 
 from labvm.check import Check
+from labvm.explain import explained_first
 
 TAP_RESULT = re.compile(r"^(ok|not ok) (\d+) ?(.*)$")
 
@@ -66,7 +67,8 @@ def prog_checks(suite, why_stopped):
             verdict, reason, t_end = results[name]
             t_start = started.get(name)
             el = (t_end - t_start) if (t_end is not None and t_start is not None) else None
-            detail = [tidy_diag(d) for d in diag.get(name, []) if tidy_diag(d)]
+            detail = explained_first([tidy_diag(d) for d in diag.get(name, [])
+                                      if tidy_diag(d)])
             if verdict == "SKIP":
                 detail = [reason] if reason else []
             checks.append(Check(full, verdict, el, detail if verdict != "PASS" else []))

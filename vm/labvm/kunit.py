@@ -9,6 +9,7 @@ and the runner must parse a recorded run without a kernel tree."""
 import re
 
 from labvm.check import Check
+from labvm.explain import kunit_explained
 from labvm.selection import glob_or_substring
 
 KUNIT_DETAIL_LINES = 12
@@ -37,7 +38,7 @@ def kunit_checks(suite, why_stopped, pattern):
             # suite name): "T=lab1_kunit" runs all of that module
             if glob_or_substring(pattern, name) or \
                     glob_or_substring(pattern, suite.name + "." + name):
-                detail = [x.strip() for x in diag if x.strip()]
+                detail = kunit_explained(diag)
                 if len(detail) > KUNIT_DETAIL_LINES:
                     detail = detail[:KUNIT_DETAIL_LINES] + [
                         "... (%d more lines in the console log)"

@@ -135,15 +135,27 @@ def power_cycle(m, args, limits, name, path):
     first = Check("%s.power_off_without_sync" % name, "PASS", b1.elapsed)
     splats = parse_console(b1.console_text, b1.nonce)
     powered_off = b1.end == "exited" and any("powering off" in t for t in said)
-    if splats or not powered_off or any(" failed: " in t for t in said):
+    steps_failed = [t for t in said if " failed: " in t]
+    if splats or not powered_off or steps_failed:
         first.verdict = "FAIL"
-        if not powered_off:
-            first.detail.append("expected: the program to power the VM off itself "
-                                "(reboot(RB_POWER_OFF)); seen: the VM %s" % {
-                                    "done": "shut down normally, after a sync",
-                                    "check-timeout": "still running at the time limit",
-                                    "stall-timeout": "idle, then stopped",
-                                    "boot-timeout": "did not boot"}.get(b1.end, b1.end))
+        if steps_failed:
+            # "persistence: STEP failed: WHY (hint: WHERE)"
+            seen, _, hint = steps_failed[0][len("persistence: "):].partition(" (hint: ")
+            first.detail += ["expected: every step of the first boot to work, then "
+                             "a power-off with no sync",
+                             "seen:     %s" % seen,
+                             "hint:     %s" % (hint[:-1] if hint.endswith(")") else
+                                               "the program's messages below")]
+        elif not powered_off:
+            first.detail += ["expected: the program to power the VM off itself "
+                             "(reboot(RB_POWER_OFF))",
+                             "seen:     the VM %s" % {
+                                 "done": "shut down normally, after a sync",
+                                 "check-timeout": "still running at the time limit",
+                                 "stall-timeout": "idle, then stopped",
+                                 "boot-timeout": "did not boot"}.get(b1.end, b1.end),
+                             "hint:     the program's messages below, then the "
+                             "console log of the first boot"]
         first.detail += out[-15:]
         for s in splats:
             first.detail += splat_detail(s)

@@ -14,12 +14,21 @@
 struct lab1_dev {
 	const char *path;
 	bool contiguous;	/* pmem: one range; brd: a page at a time */
+	const char *hint;	/* where a failure of its driver points */
 };
 
 static const struct lab1_dev lab1_devs[] = {
-	{ "/dev/ram0", false },
-	{ "/dev/pmem0", true },
+	{ "/dev/ram0", false, "brd_direct_access() in drivers/block/brd.c, TODO 2" },
+	{ "/dev/pmem0", true, "pmem_direct_access() in drivers/nvdimm/pmem.c, TODO 3" },
 };
+
+/*
+ * Every failure message says what was expected, then "(hint: ...)": where
+ * to look.  The runner puts it first (vm/labvm/explain.py).
+ */
+#define DRIVER_HINT(test) \
+	(((const struct lab1_dev *)(test)->param_value)->hint)
+#define HELPER_HINT "bdev_direct_access() in block/bdev.c, TODO 1"
 
 static void lab1_dev_desc(const struct lab1_dev *d, char *desc)
 {
@@ -56,7 +65,8 @@ static long lab1_op(struct kunit *test, sector_t sector, void **kaddr,
 	const struct block_device_operations *ops = bdev->bd_disk->fops;
 
 	KUNIT_ASSERT_NOT_NULL_MSG(test, ops->direct_access,
-				  "the driver has no .direct_access in its block_device_operations");
+				  "a .direct_access in the driver's block_device_operations (hint: %s)",
+				  DRIVER_HINT(test));
 	return ops->direct_access(bdev, sector, kaddr, pfn, size);
 }
 
@@ -77,16 +87,20 @@ static void driver_returns_what_is_available(struct kunit *test)
 
 	KUNIT_EXPECT_EQ_MSG(test, lab1_op(test, 0, &kaddr, &pfn, SZ_1M),
 			    d->contiguous ? (long)SZ_1M : (long)PAGE_SIZE,
-			    "sector 0, 1 MiB asked: brd has one page, pmem all of it");
+			    "sector 0, 1 MiB asked: brd gives one page, pmem all of it (hint: %s)",
+			    DRIVER_HINT(test));
 	KUNIT_EXPECT_EQ_MSG(test, lab1_op(test, last, &kaddr, &pfn, SZ_1M),
 			    (long)((nr - last) << SECTOR_SHIFT),
-			    "the last page, 1 MiB asked: only what is left of the device");
+			    "the last page, 1 MiB asked: only what is left of the device (hint: %s)",
+			    DRIVER_HINT(test));
 	KUNIT_EXPECT_EQ_MSG(test, lab1_op(test, 0, &kaddr, &pfn, 100), 100L,
-			    "100 bytes asked: never more than asked");
+			    "100 bytes asked: never more than asked (hint: %s)",
+			    DRIVER_HINT(test));
 	KUNIT_EXPECT_EQ_MSG(test, lab1_op(test, PAGE_SECTORS, &kaddr, &pfn,
 					  3 * PAGE_SIZE),
 			    d->contiguous ? (long)(3 * PAGE_SIZE) : (long)PAGE_SIZE,
-			    "3 pages asked at sector 8");
+			    "3 pages asked at sector 8: brd gives one, pmem three (hint: %s)",
+			    DRIVER_HINT(test));
 }
 
 /* The pfn is the physical page of kaddr, and for pmem inside pmem. */
@@ -98,18 +112,22 @@ static void pfn_is_the_page_of_kaddr(struct kunit *test)
 	void *kaddr;
 	phys_addr_t phys;
 
-	KUNIT_ASSERT_GT(test, lab1_op(test, mid, &kaddr, &pfn, PAGE_SIZE), 0L);
+	KUNIT_ASSERT_GT_MSG(test, lab1_op(test, mid, &kaddr, &pfn, PAGE_SIZE), 0L,
+			    "a page at the middle sector (hint: %s)", DRIVER_HINT(test));
 	phys = slow_virt_to_phys(kaddr);
 	KUNIT_EXPECT_EQ_MSG(test, pfn, (unsigned long)PHYS_PFN(phys),
-			    "pfn must be the physical address of kaddr >> PAGE_SHIFT");
+			    "pfn to be the physical address of kaddr >> PAGE_SHIFT (hint: %s)",
+			    DRIVER_HINT(test));
 	KUNIT_EXPECT_EQ_MSG(test, offset_in_page(kaddr), 0UL,
-			    "a page-aligned sector starts a page");
+			    "a page-aligned sector to start a page (hint: %s)",
+			    DRIVER_HINT(test));
 	if (d->contiguous)
 		KUNIT_EXPECT_EQ_MSG(test, region_intersects(phys, PAGE_SIZE,
 					IORESOURCE_MEM,
 					IORES_DESC_PERSISTENT_MEMORY_LEGACY),
 				    REGION_INTERSECTS,
-				    "pmem's pfn must lie in its persistent memory range (/proc/iomem)");
+				    "pmem's pfn inside its persistent memory range, /proc/iomem (hint: %s)",
+				    DRIVER_HINT(test));
 }
 
 /* pmem is one range: sector s is s * 512 bytes after sector 0. */
@@ -121,11 +139,16 @@ static void pmem_is_contiguous(struct kunit *test)
 
 	if (!d->contiguous)
 		kunit_skip(test, "brd's pages are not contiguous");
-	KUNIT_ASSERT_GT(test, lab1_op(test, 0, &kaddr0, &pfn0, PAGE_SIZE), 0L);
-	KUNIT_ASSERT_GT(test, lab1_op(test, 64 * PAGE_SECTORS, &kaddr, &pfn,
-				      PAGE_SIZE), 0L);
-	KUNIT_EXPECT_PTR_EQ(test, kaddr, kaddr0 + 64 * PAGE_SIZE);
-	KUNIT_EXPECT_EQ(test, pfn, pfn0 + 64);
+	KUNIT_ASSERT_GT_MSG(test, lab1_op(test, 0, &kaddr0, &pfn0, PAGE_SIZE), 0L,
+			    "a page at sector 0 (hint: %s)", DRIVER_HINT(test));
+	KUNIT_ASSERT_GT_MSG(test, lab1_op(test, 64 * PAGE_SECTORS, &kaddr, &pfn,
+					  PAGE_SIZE), 0L,
+			    "a page at sector 512 (hint: %s)", DRIVER_HINT(test));
+	KUNIT_EXPECT_PTR_EQ_MSG(test, kaddr, kaddr0 + 64 * PAGE_SIZE,
+				"page 64's address 64 pages after page 0's (hint: %s)",
+				DRIVER_HINT(test));
+	KUNIT_EXPECT_EQ_MSG(test, pfn, pfn0 + 64,
+			    "page 64's pfn 64 after page 0's (hint: %s)", DRIVER_HINT(test));
 }
 
 /* The same sector twice: the same memory (brd must not allocate anew). */
@@ -134,10 +157,14 @@ static void same_sector_same_memory(struct kunit *test)
 	unsigned long pfn1, pfn2;
 	void *kaddr1, *kaddr2;
 
-	KUNIT_ASSERT_GT(test, lab1_op(test, 24, &kaddr1, &pfn1, PAGE_SIZE), 0L);
-	KUNIT_ASSERT_GT(test, lab1_op(test, 24, &kaddr2, &pfn2, PAGE_SIZE), 0L);
-	KUNIT_EXPECT_PTR_EQ(test, kaddr1, kaddr2);
-	KUNIT_EXPECT_EQ(test, pfn1, pfn2);
+	KUNIT_ASSERT_GT_MSG(test, lab1_op(test, 24, &kaddr1, &pfn1, PAGE_SIZE), 0L,
+			    "a page at sector 24 (hint: %s)", DRIVER_HINT(test));
+	KUNIT_ASSERT_GT_MSG(test, lab1_op(test, 24, &kaddr2, &pfn2, PAGE_SIZE), 0L,
+			    "a page at sector 24, asked again (hint: %s)", DRIVER_HINT(test));
+	KUNIT_EXPECT_PTR_EQ_MSG(test, kaddr1, kaddr2,
+				"the same address both times (hint: %s)", DRIVER_HINT(test));
+	KUNIT_EXPECT_EQ_MSG(test, pfn1, pfn2,
+			    "the same pfn both times (hint: %s)", DRIVER_HINT(test));
 }
 
 /* bdev_direct_access() refuses what the contract forbids. */
@@ -149,16 +176,18 @@ static void helper_refuses_bad_requests(struct kunit *test)
 	void *kaddr;
 
 	KUNIT_EXPECT_EQ_MSG(test, bdev_direct_access(bdev, 0, &kaddr, &pfn, 0),
-			    (long)-EINVAL, "size 0");
+			    (long)-EINVAL, "-EINVAL for size 0 (hint: " HELPER_HINT ")");
 	KUNIT_EXPECT_EQ_MSG(test, bdev_direct_access(bdev, 0, &kaddr, &pfn, -4096),
-			    (long)-EINVAL, "a negative size");
+			    (long)-EINVAL, "-EINVAL for a negative size (hint: " HELPER_HINT ")");
 	KUNIT_EXPECT_EQ_MSG(test, bdev_direct_access(bdev, 1, &kaddr, &pfn, 4096),
-			    (long)-EINVAL, "sector 1 is not page aligned");
+			    (long)-EINVAL,
+			    "-EINVAL for sector 1, not page aligned (hint: " HELPER_HINT ")");
 	KUNIT_EXPECT_EQ_MSG(test, bdev_direct_access(bdev, nr, &kaddr, &pfn, 4096),
-			    (long)-ERANGE, "the sector just past the end");
+			    (long)-ERANGE,
+			    "-ERANGE for the sector just past the end (hint: " HELPER_HINT ")");
 	KUNIT_EXPECT_EQ_MSG(test, bdev_direct_access(bdev, nr + PAGE_SECTORS * 10,
 						     &kaddr, &pfn, 4096),
-			    (long)-ERANGE, "far past the end");
+			    (long)-ERANGE, "-ERANGE far past the end (hint: " HELPER_HINT ")");
 }
 
 /*
@@ -179,17 +208,21 @@ static void pmem_refuses_bad_blocks(struct kunit *test)
 	if (!d->contiguous || !bb)
 		kunit_skip(test, "only pmem keeps a list of bad blocks");
 	ret_before = lab1_op(test, bad - PAGE_SECTORS, &kaddr, &pfn, PAGE_SIZE);
-	KUNIT_ASSERT_EQ(test, 0, badblocks_set(bb, bad, PAGE_SECTORS, 1));
+	KUNIT_ASSERT_EQ_MSG(test, 0, badblocks_set(bb, bad, PAGE_SECTORS, 1),
+			    "marking a bad block for the test to work (hint: the check itself)");
 	ret_on = lab1_op(test, bad, &kaddr, &pfn, PAGE_SIZE);
 	ret_after = lab1_op(test, bad - PAGE_SECTORS, &kaddr, &pfn, 2 * PAGE_SIZE);
 	badblocks_clear(bb, bad, PAGE_SECTORS);
 
 	KUNIT_EXPECT_EQ_MSG(test, ret_before, (long)PAGE_SIZE,
-			    "the page before the bad one, with no bad blocks");
+			    "a page before the bad one, with no bad blocks yet (hint: %s)",
+			    DRIVER_HINT(test));
 	KUNIT_EXPECT_EQ_MSG(test, ret_on, (long)-EIO,
-			    "a page marked bad: -EIO (see badblocks_check())");
+			    "-EIO for a page marked bad (hint: %s; badblocks_check())",
+			    DRIVER_HINT(test));
 	KUNIT_EXPECT_EQ_MSG(test, ret_after, (long)-EIO,
-			    "two pages, the second marked bad: -EIO");
+			    "-EIO for two pages, the second marked bad (hint: %s; badblocks_check())",
+			    DRIVER_HINT(test));
 }
 
 static struct kunit_case lab1_cases[] = {

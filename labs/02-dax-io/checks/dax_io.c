@@ -412,8 +412,9 @@ TEST_F(dax, holes_read_as_zeros_and_allocate_nothing)
 	fd = open(MNT "/sparse", O_CREAT | O_RDWR, 0644);
 	ASSERT_LE(0, fd);
 	pattern(buf, BLK, 7, 0);
-	ASSERT_EQ(0, pwrite_all(fd, buf, BLK, 0)) TH_LOG("%s", strerror(errno));
-	ASSERT_EQ(0, pwrite_all(fd, buf, BLK, 64 * BLK)) TH_LOG("%s", strerror(errno));
+	REQUIRE_THAT(!pwrite_all(fd, buf, BLK, 0) && !pwrite_all(fd, buf, BLK, 64 * BLK),
+		     EXPECTED("write() of blocks 0 and 64 of a new file to work"),
+		     SEEN("%s", strerror(errno)), HINT(HINT_IO));
 	before = st_blocks(fd);
 
 	/* the hole: whole blocks, and across the edge of the data */

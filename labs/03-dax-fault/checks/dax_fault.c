@@ -24,6 +24,11 @@
 #define HINT_FAULT "dax_fault() in fs/dax_bh.c (TODO 2-4), called from ext2_dax_fault()"
 #define HINT_MMAP "ext2_file_mmap() must set vm_ops and VM_MIXEDMAP for dax files (TODO 5)"
 
+/* A shared mapping of a dax file: the check goes no further without it. */
+#define REQUIRE_MAPPED(p)						\
+	REQUIRE_THAT(p, EXPECTED("mmap(MAP_SHARED) of a dax file to succeed"),	\
+		     SEEN("%s", strerror(errno)), HINT(HINT_MMAP))
+
 DAX_DEVICE_FIXTURE(map)
 
 TEST_F(map, mapped_pages_are_the_device_pages)
@@ -37,9 +42,7 @@ TEST_F(map, mapped_pages_are_the_device_pages)
 	ASSERT_LE(0, fd);
 	pattern(want, sizeof(want), 3, 0);
 	p = daxfs_map(fd, sizeof(want), PROT_READ, MAP_SHARED);
-	REQUIRE_THAT(p, EXPECTED("mmap(MAP_SHARED) of a dax file to succeed"),
-		     SEEN("%s", strerror(errno)),
-		     HINT(HINT_MMAP));
+	REQUIRE_MAPPED(p);
 	CHECK_THAT(first_diff(p, want, sizeof(want)) < 0,
 		   EXPECTED("the file's bytes through the mapping"),
 		   SEEN("other bytes from offset %ld", first_diff(p, want, sizeof(want))),
@@ -75,7 +78,7 @@ TEST_F(map, stores_are_seen_without_msync)
 	fd = daxfs_make_file(MNT "/f", sizeof(buf), 5);
 	ASSERT_LE(0, fd);
 	p = daxfs_map(fd, sizeof(buf), PROT_READ | PROT_WRITE, MAP_SHARED);
-	ASSERT_NE(NULL, p) TH_LOG("mmap of a dax file: %s (hint: ext2_file_mmap(), TODO 5)", strerror(errno));
+	REQUIRE_MAPPED(p);
 
 	memcpy(p + 100, "stored through the mapping", 26);
 	ASSERT_EQ(0, pread_all(fd, buf, sizeof(buf), 0));
@@ -125,7 +128,7 @@ TEST_F(map, holes_map_zeros_until_written)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ftruncate(fd, 4 * BLK));
 	q = daxfs_map(fd, 4 * BLK, PROT_READ, MAP_SHARED);
-	ASSERT_NE(NULL, q) TH_LOG("mmap of a dax file: %s (hint: ext2_file_mmap(), TODO 5)", strerror(errno));
+	REQUIRE_MAPPED(q);
 	CHECK_THAT(first_nonzero(q, 4 * BLK) < 0, EXPECTED("a hole to map zeros"),
 		   SEEN("non-zero bytes"), HINT("a read fault on a hole maps a zeroed page"));
 	blocks = st_blocks(fd);
@@ -152,7 +155,7 @@ TEST_F(map, holes_map_zeros_until_written)
 	ASSERT_EQ(1, read(to_parent[0], &c, 1));
 
 	p = daxfs_map(fd, 4 * BLK, PROT_READ | PROT_WRITE, MAP_SHARED);
-	ASSERT_NE(NULL, p) TH_LOG("mmap of a dax file: %s (hint: ext2_file_mmap(), TODO 5)", strerror(errno));
+	REQUIRE_MAPPED(p);
 	memcpy(p + BLK, "mapped store", 12);
 	ASSERT_EQ(0, pwrite_all(fd, "write()", 7, 2 * BLK));
 	CHECK_THAT(st_blocks(fd) > 0, EXPECTED("a store to a hole to allocate a block"),
@@ -199,7 +202,7 @@ static void hole_page_then_a_write_that_fails(struct __test_metadata *_metadata,
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ftruncate(fd, 2 * BLK));
 	q = daxfs_map(fd, 2 * BLK, PROT_READ, MAP_SHARED);
-	ASSERT_NE(NULL, q) TH_LOG("mmap of a dax file: %s (hint: %s)", strerror(errno), HINT_MMAP);
+	REQUIRE_MAPPED(q);
 	ASSERT_EQ(0, daxfs_touch(q + page * BLK, 0, 0, &got));	/* the hole page */
 
 	/* two pages of source, the second one unmapped */
@@ -259,7 +262,7 @@ TEST_F(map, past_eof_is_sigbus)
 	fd = daxfs_make_file(MNT "/f", 5000, 9);
 	ASSERT_LE(0, fd);
 	p = daxfs_map(fd, 4 * BLK, PROT_READ | PROT_WRITE, MAP_SHARED);
-	ASSERT_NE(NULL, p) TH_LOG("mmap of a dax file: %s (hint: ext2_file_mmap(), TODO 5)", strerror(errno));
+	REQUIRE_MAPPED(p);
 	CHECK_THAT(daxfs_touch(p + 6000, 0, 0, &v) == 0 && v == 0,
 		   EXPECTED("the rest of the last page (past EOF, inside the page) to read 0"),
 		   SEEN("%s", v ? "non-zero" : "SIGBUS"), HINT(HINT_FAULT));
@@ -290,7 +293,7 @@ TEST_F(map, truncated_pages_are_sigbus_not_stale_data)
 	fd = daxfs_make_file(MNT "/f", 8 * BLK, 21);
 	ASSERT_LE(0, fd);
 	p = daxfs_map(fd, 8 * BLK, PROT_READ | PROT_WRITE, MAP_SHARED);
-	ASSERT_NE(NULL, p) TH_LOG("mmap of a dax file: %s (hint: ext2_file_mmap(), TODO 5)", strerror(errno));
+	REQUIRE_MAPPED(p);
 	for (int i = 0; i < 8; i++)	/* map every page */
 		v ^= p[i * BLK];
 	ASSERT_EQ(0, ftruncate(fd, BLK));
@@ -371,7 +374,7 @@ TEST_F(map, faults_race_with_truncate)
 	r.fd = daxfs_make_file(MNT "/race", RACE_PAGES * BLK, 31);
 	ASSERT_LE(0, r.fd);
 	r.map = daxfs_map(r.fd, RACE_PAGES * BLK, PROT_READ | PROT_WRITE, MAP_SHARED);
-	ASSERT_NE(NULL, r.map) TH_LOG("mmap of a dax file: %s (hint: ext2_file_mmap(), TODO 5)", strerror(errno));
+	REQUIRE_MAPPED(r.map);
 	/* the data past RACE_LOW goes: those blocks now hold stale bytes */
 	ASSERT_EQ(0, ftruncate(r.fd, RACE_LOW * BLK));
 	ASSERT_EQ(0, ftruncate(r.fd, RACE_PAGES * BLK));
@@ -465,9 +468,7 @@ TEST_F(map, a_store_and_a_write_into_a_new_block_both_stay)
 	ASSERT_LE(0, f.fd);
 	ASSERT_EQ(0, ftruncate(f.fd, BLK));
 	f.map = daxfs_map(f.fd, BLK, PROT_READ | PROT_WRITE, MAP_SHARED);
-	REQUIRE_THAT(f.map, EXPECTED("mmap(MAP_SHARED) of a dax file to succeed"),
-		     SEEN("%s", strerror(errno)),
-		     HINT(HINT_MMAP));
+	REQUIRE_MAPPED(f.map);
 	ASSERT_EQ(0, pthread_create(&t, NULL, fill_writer, &f));
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	while (rounds < FILL_ROUNDS) {
@@ -539,7 +540,7 @@ TEST_F(map, store_into_a_new_block_leaves_zeros)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ftruncate(fd, 4 * BLK));
 	p = daxfs_map(fd, 4 * BLK, PROT_READ | PROT_WRITE, MAP_SHARED);
-	ASSERT_NE(NULL, p) TH_LOG("mmap of a dax file: %s (hint: ext2_file_mmap(), TODO 5)", strerror(errno));
+	REQUIRE_MAPPED(p);
 	p[2 * BLK + 1234] = 0x77;
 	ASSERT_EQ(0, pread_all(fd, back, BLK, 2 * BLK));
 	back[1234] ^= 0x77;	/* the byte stored, made zero */
@@ -588,7 +589,7 @@ TEST_F(map, mtime_follows_stores_not_loads)
 	fd = daxfs_make_file(MNT "/f", 4 * BLK, 41);
 	ASSERT_LE(0, fd);
 	p = daxfs_map(fd, 4 * BLK, PROT_READ | PROT_WRITE, MAP_SHARED);
-	ASSERT_NE(NULL, p) TH_LOG("mmap of a dax file: %s (hint: ext2_file_mmap(), TODO 5)", strerror(errno));
+	REQUIRE_MAPPED(p);
 	t0 = mtime_ns(fd);
 	next_second();
 	v = p[0] + p[BLK];		/* loads */
