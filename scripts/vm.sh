@@ -99,6 +99,14 @@ sh "$ROOT/scripts/build-checks.sh" "$lab"
 checks=${CHECKS_OUT:-$BUILD/checks}
 t2=$(date +%s.%N)
 mkdir -p "$LOGS/$logname"
+# The functions of the labs' code (each .c file that differs from
+# lab-base, as "function file" lines): a kernel splat's hint names the
+# first of them in its trace.
+funcs="$LOGS/$logname/lab-functions"
+git -C "$KSRC" diff --name-only lab-base -- '*.c' 2>/dev/null | while read -r f; do
+	[ -f "$KSRC/$f" ] || continue
+	sed -n "s|^[a-z][a-zA-Z0-9_ *]*[ *]\([a-z_][a-z0-9_]*\)(.*|\1 $f|p" "$KSRC/$f"
+done >"$funcs"
 phases="$LOGS/$logname/phases"
 awk -v t0="$t0" -v t1="$t1" -v ta="$ta" -v t2="$t2" 'BEGIN {
 	if (ta > t0 && ta < t1)
@@ -112,7 +120,7 @@ accel=${ACCEL:-auto}
 set -- --build "$BUILD" --kobj "$KOBJ" --accel "$accel" \
 	--boot-timeout "${BOOT_TIMEOUT:-120}" \
 	--check-timeout "${CHECK_TIMEOUT:-300}" \
-	--initrd "$base" --initrd "$checks/checks-$lab.cpio"
+	--initrd "$base" --initrd "$checks/checks-$lab.cpio" --lab-functions "$funcs"
 [ -n "${V:-}" ] && [ "${V:-0}" != 0 ] && set -- "$@" --verbose
 [ -n "${APPEND:-}" ] && set -- "$@" --append "$APPEND"
 [ -n "${NVDIMM:-}" ] && set -- "$@" --nvdimm "$NVDIMM"

@@ -23,7 +23,8 @@ for d in "$cases"/*/; do
 		--results "$d/results.log" --planned "$d/planned" \
 		--end "$(cat "$d/end")" --nonce "$(cat "$d/nonce")" \
 		--filter "$(cat "$d/filter")" \
-		--check-timeout "$(cat "$d/check-timeout")" 2>&1)
+		--check-timeout "$(cat "$d/check-timeout")" \
+		${d:+--lab-functions "$d/lab-functions"} 2>&1)
 	rc=$?
 	set -e
 	got=$(printf '%s\n' "$out" | digest)

@@ -4,7 +4,7 @@ KUnit's reports are put in that form."""
 
 import unittest
 
-from labvm.explain import explained_first, kunit_explained
+from labvm.explain import explained_first, first_lab_frame, kunit_explained
 
 
 class ExplainedFirst(unittest.TestCase):
@@ -57,6 +57,25 @@ class KUnitExplained(unittest.TestCase):
     def test_other_lines_are_kept_after(self):
         got = kunit_explained(["    cannot open /dev/pmem0: -2"])
         self.assertEqual(got, ["cannot open /dev/pmem0: -2"])
+
+
+class FirstLabFrame(unittest.TestCase):
+    FUNCS = {"dax_fault": "fs/dax_bh.c", "ext2_dax_fault": "fs/ext2/file.c"}
+
+    def test_the_first_frame_in_the_labs_code(self):
+        trace = ["Call Trace:", " <TASK>", " ? dax_fault+0x10/0x300",
+                 " lock_acquire+0xc1/0x2a0", " ext2_dax_fault.isra.0+0x3a/0x90",
+                 " dax_fault+0x8a/0x300", " __do_fault+0x30/0x120"]
+        self.assertEqual(first_lab_frame(trace, self.FUNCS),
+                         ("ext2_dax_fault", "fs/ext2/file.c"))
+
+    def test_the_faulting_instruction_counts_first(self):
+        self.assertEqual(first_lab_frame(["RIP: 0010:dax_fault+0x12/0x300",
+                                          " ext2_dax_fault+0x3a/0x90"], self.FUNCS),
+                         ("dax_fault", "fs/dax_bh.c"))
+
+    def test_none_when_no_frame_is_the_labs(self):
+        self.assertIsNone(first_lab_frame([" panic+0x110/0x28a"], self.FUNCS))
 
 
 if __name__ == "__main__":

@@ -79,7 +79,7 @@ class CheckRun(unittest.TestCase):
             build=d, kobj=None, logdir=logdir, initrd=[], suites=suites,
             filter="", accel="tcg", boot_timeout=5, check_timeout=30,
             stall_timeout=5, append="", nvdimm=None, sandbox=None,
-            phases=phases, verbose=False, quiet=True)
+            phases=phases, verbose=False, quiet=True, lab_functions=None)
         os.environ["FAKE_QEMU"] = "pass"
         self.addCleanup(os.environ.pop, "FAKE_QEMU", None)
         out, err = io.StringIO(), io.StringIO()

@@ -8,6 +8,7 @@ import sys
 
 import labvm
 from labvm.errors import die
+from labvm.explain import load_lab_functions
 from labvm.report import report
 from labvm.run import run_vm
 from labvm.verdict import verdicts
@@ -35,6 +36,8 @@ def main():
                     " (a submission's kernel)")
     ap.add_argument("--phases", help="a file of 'NAME SECONDS' lines: the host's"
                     " phases before the boot, for the report's breakdown")
+    ap.add_argument("--lab-functions", help="a file of 'function file' lines: the"
+                    " lab's code, which a splat's hint names the first of")
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--quiet", action="store_true")
     # parse mode: a recorded run
@@ -72,7 +75,8 @@ def parse_mode(args):
                 planned.append((n, k))
     checks = verdicts(planned, results, console_text, args.nonce, args.end,
                          args.filter, dict(boot=args.boot_timeout,
-                                           check=args.check_timeout))
+                                           check=args.check_timeout),
+                         load_lab_functions(args.lab_functions))
     failed = report(checks, sys.stdout)
     return 1 if failed else 0
 

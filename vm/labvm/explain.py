@@ -74,3 +74,50 @@ def kunit_explained(lines):
             out.append("hint:     %s" % hint.group(2))
         out.append("(at %s: %s)" % (where, assertion))
     return out + rest
+
+
+FRAME = re.compile(r"^(?:RIP: [0-9a-f]{4}:)?\s*([A-Za-z_][\w.]*)\+0x[0-9a-f]+/0x[0-9a-f]+")
+
+
+def load_lab_functions(path):
+    """{function: file} from a file of "function file" lines (scripts/vm.sh
+    lists the functions of every .c file the labs change), or {}."""
+    funcs = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) == 2:
+                    funcs.setdefault(parts[0], parts[1])
+    except (OSError, TypeError):
+        pass
+    return funcs
+
+
+def first_lab_frame(excerpt, functions):
+    """(function, file) of the first frame of a splat's trace that is in
+    the lab's code, or None.  Frames the unwinder is unsure of ("? f")
+    are skipped; "f.cold" and "f.isra.0" are f."""
+    for line in excerpt:
+        m = FRAME.match(line.strip())
+        if m:
+            name = m.group(1).split(".")[0]
+            if name in functions:
+                return name, functions[name]
+    return None
+
+
+def splat_explained(s, functions):
+    """The expected/seen/hint lines for a check during which the kernel
+    reported a problem (s: a splat of labvm.console.parse_console())."""
+    frame = first_lab_frame(s["excerpt"], functions)
+    first = next((x for x in s["excerpt"] if "cut here" not in x), "")
+    hang = "stall" in s["kind"] or "hung task" in s["kind"]
+    return ["expected: the check to %s" % (
+                "finish, with no CPU stalled and no task blocked" if hang else
+                "run with no kernel warning, oops or panic"),
+            "seen:     kernel %s: %s" % (s["kind"], first.strip()),
+            "hint:     %s" % ("%s() in %s: the first function of the trace that is "
+                              "the lab's code" % frame if frame else
+                              "the trace below (none of its functions is in a file "
+                              "the labs change)")]

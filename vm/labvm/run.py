@@ -9,6 +9,7 @@ import time
 
 from labvm.check import Check
 from labvm.console import EXCERPT_LINES, parse_console, splat_detail
+from labvm.explain import load_lab_functions, splat_explained
 from labvm.errors import die
 from labvm.kernel import kernel_banner, kernel_image
 from labvm.machine import preflight_host
@@ -66,7 +67,8 @@ def run_vm(args, mode):
             sys.stderr.write("labvm: interrupted; QEMU stopped. Logs: %s\n" % logdir)
             return 130
         checks = verdicts([(n, k) for n, k, _ in planned], b.reader.lines,
-                          b.console_text, b.nonce, b.end, args.filter, limits)
+                          b.console_text, b.nonce, b.end, args.filter, limits,
+                          load_lab_functions(args.lab_functions))
         elapsed, console_path = b.elapsed, b.console_path
         phases += vm_phases(b)
     for name, _, path in cycles:
@@ -157,6 +159,9 @@ def power_cycle(m, args, limits, name, path):
                              "hint:     the program's messages below, then the "
                              "console log of the first boot"]
         first.detail += out[-15:]
+        if splats:
+            first.detail = splat_explained(
+                splats[0], load_lab_functions(args.lab_functions)) + first.detail
         for s in splats:
             first.detail += splat_detail(s)
     checks = [first]
@@ -168,7 +173,7 @@ def power_cycle(m, args, limits, name, path):
     if b2.end == "interrupted":
         return None
     for c in verdicts([(name, "prog")], b2.reader.lines, b2.console_text, b2.nonce,
-                      b2.end, args.filter, limits):
+                      b2.end, args.filter, limits, load_lab_functions(args.lab_functions)):
         if c.name == "boot":
             if c.verdict == "PASS":
                 continue

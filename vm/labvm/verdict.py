@@ -6,6 +6,7 @@ says why (a panic, a hang, an early exit, the end of the VM)."""
 
 from labvm.check import Check
 from labvm.console import console_segments, parse_console, splat_detail
+from labvm.explain import splat_explained
 from labvm.kselftest import prog_checks
 from labvm.kunit import kunit_checks
 from labvm.results import parse_results
@@ -13,12 +14,14 @@ from labvm.selection import glob_or_substring
 
 
 def verdicts(planned, results_lines, console_text, nonce, end, pattern,
-             limits):
+             limits, lab_functions=None):
     """The whole report.
 
     planned: list of (suite name, kind) the guest was asked to run
     end: how the run ended: "done", "exited", "boot-timeout",
          "check-timeout", "stall-timeout"
+    lab_functions: {function: file} of the lab's code, for the hint of a
+         check during which the kernel reported a problem
     """
     res = parse_results(results_lines, nonce)
     ready, suites = res.ready, res.suites
@@ -53,6 +56,16 @@ def verdicts(planned, results_lines, console_text, nonce, end, pattern,
             return "the program exited (status %s) without a result for it" % suite.rc
         return "the VM ended while this check ran"
 
+    def blame(check, owned):
+        """check failed with the splats it owned: the first one explained
+        first, then each in full."""
+        if not owned:
+            return
+        check.verdict = "FAIL"
+        check.detail = splat_explained(owned[0], lab_functions or {}) + check.detail
+        for s in owned:
+            check.detail += splat_detail(s)
+
     checks = []
     # The boot itself is a check: the kernel reached /init without a splat.
     boot_splats = [s for s in splats if s["owner"] == "boot"]
@@ -79,8 +92,7 @@ def verdicts(planned, results_lines, console_text, nonce, end, pattern,
                         if x.strip()][-12:]
                 detail += ["last console lines:"] + ["  " + x for x in tail]
         checks.append(Check("boot", "FAIL", None, detail))
-        for s in boot_splats:
-            checks[-1].detail += splat_detail(s)
+        blame(checks[-1], boot_splats)
 
     by_owner = {}
     for s in splats:
@@ -103,9 +115,7 @@ def verdicts(planned, results_lines, console_text, nonce, end, pattern,
         got = (prog_checks(suite, why_stopped) if kind == "prog"
                else kunit_checks(suite, why_stopped, pattern))
         for c in got:
-            for s in by_owner.get(c.name, []):
-                c.verdict = "FAIL"
-                c.detail += splat_detail(s)
+            blame(c, by_owner.get(c.name, []))
             used.add(c.name)
         # splats inside the suite but outside any one case
         suite_splats = by_owner.get(name, [])
@@ -113,8 +123,7 @@ def verdicts(planned, results_lines, console_text, nonce, end, pattern,
             c = Check(name, "FAIL", suite.seconds,
                       ["the kernel reported a problem while suite %s ran, "
                        "outside any single check" % name])
-            for s in suite_splats:
-                c.detail += splat_detail(s)
+            blame(c, suite_splats)
             got.append(c)
         used.add(name)
         checks += got
@@ -123,8 +132,7 @@ def verdicts(planned, results_lines, console_text, nonce, end, pattern,
     if rest:
         c = Check("between checks", "FAIL", None,
                   ["the kernel reported a problem outside any check"])
-        for s in rest:
-            c.detail += splat_detail(s)
+        blame(c, rest)
         checks.append(c)
     return checks
 
