@@ -450,8 +450,9 @@ static inline unsigned int labcheck_seed(unsigned int dflt)
 }
 
 /*
- * The partition of pmem0 the checks use: pmem0p1, 64 MiB at 1 MiB (a page
- * aligned start), made on first use by writing an MBR and rescanning.
+ * The partitions of pmem0 the checks use: pmem0p1, 64 MiB at 1 MiB (a page
+ * aligned start), and pmem0p2, 1 MiB one sector after it (a start that is
+ * no page boundary), made on first use by writing an MBR and rescanning.
  * Returns 0, or -1 with the reason on stderr.
  */
 #ifndef BLKRRPART
@@ -459,6 +460,9 @@ static inline unsigned int labcheck_seed(unsigned int dflt)
 #endif
 #define LABCHECK_PART_START	2048LL		/* sectors */
 #define LABCHECK_PART_SECTORS	(64LL << 11)
+/* pmem0p2: a small partition that starts off a page boundary (one sector on) */
+#define LABCHECK_PART2_START	(LABCHECK_PART_START + LABCHECK_PART_SECTORS + 1)
+#define LABCHECK_PART2_SECTORS	2048LL
 
 static inline int labcheck_pmem_partition(void)
 {
@@ -469,9 +473,12 @@ static inline int labcheck_pmem_partition(void)
 	if (!access("/dev/pmem0p1", F_OK))
 		return 0;
 	e[4] = 0x83;
+	e[16 + 4] = 0x83;
 	for (i = 0; i < 4; i++) {
 		e[8 + i] = (LABCHECK_PART_START >> (8 * i)) & 0xff;
 		e[12 + i] = (LABCHECK_PART_SECTORS >> (8 * i)) & 0xff;
+		e[16 + 8 + i] = (LABCHECK_PART2_START >> (8 * i)) & 0xff;
+		e[16 + 12 + i] = (LABCHECK_PART2_SECTORS >> (8 * i)) & 0xff;
 	}
 	mbr[510] = 0x55;
 	mbr[511] = 0xaa;

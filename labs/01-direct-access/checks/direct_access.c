@@ -261,6 +261,28 @@ TEST_F(dev, bad_requests_get_the_documented_errors)
 	}
 }
 
+/*
+ * A partition that starts off a page boundary of its disk has no page of
+ * memory that starts at its sector 0: the helper refuses it.
+ */
+TEST(a_partition_off_a_page_boundary_is_refused)
+{
+	struct da r;
+	int i;
+
+	load_probe(_metadata);
+	ASSERT_EQ(0, labcheck_pmem_partition());
+	for (i = 0; i < 100 && access("/dev/pmem0p2", F_OK); i++)
+		usleep(20000);
+	ASSERT_EQ(0, da_query("/dev/pmem0p2", 0, PAGE, &r));
+	CHECK_THAT(r.ret == -EINVAL,
+		   EXPECTED("%d (EINVAL) for sector 0 of /dev/pmem0p2, a partition "
+			    "that starts at disk sector %lld", -EINVAL, LABCHECK_PART2_START),
+		   SEEN("%ld", r.ret),
+		   HINT("bdev_direct_access() in block/bdev.c (TODO 1): the partition's "
+			"start (get_start_sect()) must be page aligned too"));
+}
+
 /* A loop device has no direct_access: the helper says so. */
 TEST(a_device_without_the_operation_is_unsupported)
 {

@@ -440,6 +440,86 @@ TEST_F(dax, holes_read_as_zeros_and_allocate_nothing)
 	unmount_and_fsck(_metadata, self->dev);
 }
 
+/*
+ * Two pages of user memory whose second page is not mapped: a copy from
+ * or to it stops at the page boundary with EFAULT.
+ */
+static unsigned char *half_mapped(struct __test_metadata *_metadata)
+{
+	unsigned char *p = mmap(NULL, 2 * BLK, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	memset(p, 0x3C, BLK);
+	if (munmap(p + BLK, BLK)) {
+		TH_LOG("munmap: %s", strerror(errno));
+		return NULL;
+	}
+	return p;
+}
+
+TEST_F(dax, io_that_fails_at_its_first_byte_returns_the_error)
+{
+	unsigned char *buf = half_mapped(_metadata);
+	ssize_t n;
+	int fd;
+
+	ASSERT_NE(NULL, buf);
+	setup_dax_fs(_metadata, self->dev);
+	fd = daxfs_make_file(MNT "/f", 2 * BLK, 9);
+	ASSERT_LE(0, fd);
+	errno = 0;
+	n = pwrite(fd, buf + BLK, 100, 0);
+	CHECK_THAT(n == -1 && errno == EFAULT,
+		   EXPECTED("write() from unmapped memory to fail with EFAULT"),
+		   SEEN("%zd (%s)", n, n < 0 ? strerror(errno) : "no error"),
+		   HINT("dax_do_io() returns the bytes done, or the error when none "
+			"were (TODO 3)"));
+	errno = 0;
+	n = pread(fd, buf + BLK, 100, 0);
+	CHECK_THAT(n == -1 && errno == EFAULT,
+		   EXPECTED("read() into unmapped memory to fail with EFAULT"),
+		   SEEN("%zd (%s)", n, n < 0 ? strerror(errno) : "no error"),
+		   HINT("dax_do_io() returns the bytes done, or the error when none "
+			"were (TODO 3)"));
+	munmap(buf, BLK);
+	close(fd);
+	unmount_and_fsck(_metadata, self->dev);
+}
+
+TEST_F(dax, a_short_write_leaves_no_block_past_eof)
+{
+	unsigned char *buf = half_mapped(_metadata);
+	unsigned char back[BLK];
+	ssize_t n;
+	int fd;
+
+	ASSERT_NE(NULL, buf);
+	setup_dax_fs(_metadata, self->dev);
+	fd = open(MNT "/f", O_CREAT | O_RDWR, 0644);
+	ASSERT_LE(0, fd);
+	/* four blocks asked, from memory of which only the first page is there */
+	n = pwrite(fd, buf, 4 * BLK, 0);
+	CHECK_THAT(n == BLK,
+		   EXPECTED("write() of 4 blocks from 1 page of memory to write %ld "
+			    "bytes and stop", BLK),
+		   SEEN("%zd (%s)", n, n < 0 ? strerror(errno) : "bytes"),
+		   HINT("dax_do_io() returns what it copied before the fault (TODO 3)"));
+	CHECK_THAT(lseek(fd, 0, SEEK_END) == BLK && st_blocks(fd) == BLK / 512,
+		   EXPECTED("a file of %ld bytes in one block", BLK),
+		   SEEN("size %lld, %lld sectors", (long long)lseek(fd, 0, SEEK_END),
+			st_blocks(fd)),
+		   HINT("blocks the write allocated past its new end of file must be "
+			"freed: ext2_dax_write_iter() calls ext2_write_failed()"));
+	CHECK_THAT(pread_all(fd, back, BLK, 0) == 0 && first_diff(back, buf, BLK) < 0,
+		   EXPECTED("the block written to hold the bytes"), SEEN("other bytes"),
+		   HINT(HINT_IO));
+	munmap(buf, BLK);
+	close(fd);
+	unmount_and_fsck(_metadata, self->dev);
+}
+
 TEST_F(dax, new_blocks_hold_no_stale_data)
 {
 	static unsigned char buf[4 * BLK];

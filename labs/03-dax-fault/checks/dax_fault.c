@@ -243,6 +243,41 @@ static void hole_page_then_a_write_that_fails(struct __test_metadata *_metadata,
 	unmount_and_fsck(_metadata, dev);
 }
 
+/*
+ * An unaligned write() across several hole pages, ending part way into the
+ * last: every one of them must leave every mapping, the last too.
+ */
+TEST_F(map, a_write_across_hole_pages_replaces_each_of_them)
+{
+	static unsigned char data[3 * BLK];
+	unsigned char *q;
+	long at;
+	int fd;
+
+	setup_dax_fs(_metadata, self->dev);
+	fd = open(MNT "/sparse", O_CREAT | O_RDWR, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ftruncate(fd, 5 * BLK));
+	q = daxfs_map(fd, 5 * BLK, PROT_READ, MAP_SHARED);
+	REQUIRE_MAPPED(q);
+	CHECK_THAT(first_nonzero(q, 5 * BLK) < 0, EXPECTED("the holes to map zeros"),
+		   SEEN("non-zero bytes"), HINT("a read fault on a hole maps a zeroed page"));
+	/* from byte 100 of page 1 to byte 100 of page 4 */
+	pattern(data, sizeof(data), 17, BLK + 100);
+	ASSERT_EQ(0, pwrite_all(fd, data, sizeof(data), BLK + 100));
+	at = first_diff(q + BLK + 100, data, sizeof(data));
+	CHECK_THAT(at < 0,
+		   EXPECTED("a mapping that read the holes to see all %zu bytes written "
+			    "from offset %ld", sizeof(data), BLK + 100),
+		   SEEN("old zeros from offset %ld (page %ld)", at < 0 ? 0 : BLK + 100 + at,
+			at < 0 ? 0 : (BLK + 100 + at) / BLK),
+		   HINT("dax_do_io() must drop the hole pages of every page the write "
+			"touched, the partly written last one included"));
+	munmap(q, 5 * BLK);
+	close(fd);
+	unmount_and_fsck(_metadata, self->dev);
+}
+
 TEST_F(map, a_failed_write_leaves_no_hole_page_over_its_block)
 {
 	hole_page_then_a_write_that_fails(_metadata, self->dev, 0);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What it shows: two mappings of a hole share one page-cache page; a store through one unmaps it from both
+ * What it shows: a hole is one page-cache page in every mapping until a store removes it from all
  *
  * The program makes a file of two pages: page 0 written with write(),
  * page 1 a hole.  It maps the file twice with MAP_SHARED, A read-only and
@@ -27,8 +27,9 @@
  * Things to change: map A in a child process instead (fork() after the
  * loads): another process is one more mapping in the same list; store with
  * pwrite() instead of through B; load through a third mapping after the
- * store; in your dax_fault(), drop the invalidate_inode_pages2_range()
- * call and see which mapping keeps the zeros.
+ * store.  Take B's load out, then the invalidate_inode_pages2_range() call
+ * out of your dax_fault(): which mapping keeps the zeros?  (With B's load
+ * left in, B's store never completes: read insert_pfn() in mm/memory.c.)
  */
 #include <limits.h>
 #include <stdio.h>

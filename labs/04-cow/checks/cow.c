@@ -95,6 +95,40 @@ TEST_F(cow, private_store_stays_private)
 	unmount_and_fsck(_metadata, self->dev);
 }
 
+TEST_F(cow, a_private_store_changes_no_time_of_the_file)
+{
+	const struct timespec old[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+	struct stat before, after;
+	unsigned char *priv;
+	int fd;
+
+	setup_dax_fs(_metadata, self->dev);
+	fd = daxfs_make_file(MNT "/f", 2 * BLK, 81);
+	ASSERT_LE(0, fd);
+	/* an mtime far in the past, and a ctime a new one would differ from */
+	ASSERT_EQ(0, futimens(fd, old));
+	ASSERT_EQ(0, fstat(fd, &before));
+	while (time(NULL) <= before.st_ctim.tv_sec)
+		usleep(20000);
+	priv = daxfs_map(fd, 2 * BLK, PROT_READ | PROT_WRITE, MAP_PRIVATE);
+	ASSERT_NE(NULL, priv);
+	REQUIRE_PRIVATE_STORE(priv + 10, 0x77);
+	REQUIRE_PRIVATE_STORE(priv + BLK + 10, 0x77);
+	munmap(priv, 2 * BLK);
+	ASSERT_EQ(0, fstat(fd, &after));
+	CHECK_THAT(after.st_mtim.tv_sec == before.st_mtim.tv_sec &&
+		   after.st_ctim.tv_sec == before.st_ctim.tv_sec,
+		   EXPECTED("mtime %lld and ctime %lld unchanged by private stores",
+			    (long long)before.st_mtim.tv_sec, (long long)before.st_ctim.tv_sec),
+		   SEEN("mtime %lld, ctime %lld", (long long)after.st_mtim.tv_sec,
+			(long long)after.st_ctim.tv_sec),
+		   HINT("a private store changes a copy, not the file: only a write "
+			"fault of a shared mapping calls file_update_time() "
+			"(ext2_dax_bh_fault() in fs/ext2/file.c)"));
+	close(fd);
+	unmount_and_fsck(_metadata, self->dev);
+}
+
 TEST_F(cow, private_store_over_a_hole_allocates_nothing)
 {
 	unsigned char *priv, *probe, vec[4];

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What it shows: a private mapping maps the device until a store, then its own copy, which write() no longer reaches
+ * What it shows: a private mapping shows the device until a store, then a copy that write() no longer reaches
  *
  * The program makes a file of four pages: pages 0 and 1 written with
  * write(), pages 2 and 3 holes.  It maps the file once with MAP_PRIVATE
@@ -66,22 +66,6 @@ static void find_device(const char *dev)
 		       name);
 }
 
-/* Where page of the file is on the device (FIEMAP), and st_blocks. */
-static void print_block(long page)
-{
-	long long phys = fiemap_physical(fd, page * BLK);
-
-	printf("page %ld: ", page);
-	if (phys < 0)
-		printf("no block (a hole)");
-	else if (pfn_base)
-		printf("block at device byte %#llx, device pfn %#llx",
-		       phys, pfn_base + phys / BLK);
-	else
-		printf("block at device byte %#llx", phys);
-	printf(", st_blocks %lld\n", st_blocks(fd));
-}
-
 /* Is page of the file in the page cache?  Ask a mapping that never faulted. */
 static const char *in_page_cache(long page)
 {
@@ -96,6 +80,30 @@ static const char *in_page_cache(long page)
 	if (ret)
 		exp_die("mincore");
 	return vec[page] & 1 ? "yes" : "no";
+}
+
+/*
+ * Where page of the file is on the device (FIEMAP), st_blocks, and
+ * whether the page cache holds the page: on a line of its own if first,
+ * else as the state of the page now.
+ */
+static void print_block(long page, int first)
+{
+	long long phys = fiemap_physical(fd, page * BLK);
+
+	if (first)
+		printf("\npage %ld: ", page);
+	else
+		printf("    now: ");
+	if (phys < 0)
+		printf("no block (a hole)");
+	else if (pfn_base)
+		printf("block at device byte %#llx, device pfn %#llx",
+		       phys, pfn_base + phys / BLK);
+	else
+		printf("block at device byte %#llx", phys);
+	printf(", st_blocks %lld, in the page cache: %s\n", st_blocks(fd),
+	       in_page_cache(page));
 }
 
 static const char *show_byte(unsigned char c)
@@ -213,8 +221,7 @@ int main(int argc, char **argv)
 	daxfs_touch(&warm, 0, 0, &warm);	/* fault in what touch() uses */
 	faults();
 
-	printf("\n");
-	print_block(0);
+	print_block(0, 1);
 	touch(0, 8, 0, 0);
 	write_byte(wfd, 0, 8, 'W');
 	compare(0, 8);
@@ -223,36 +230,32 @@ int main(int argc, char **argv)
 	write_byte(wfd, 0, 8, 'V');
 	compare(0, 8);
 
-	printf("\n");
-	print_block(1);
+	print_block(1, 1);
 	touch(1, 0, 1, 'p');
 	compare(1, 0);
 	compare(1, 8);
 
-	printf("\n");
-	print_block(2);
-	printf("  in the page cache: %s\n", in_page_cache(2));
+	print_block(2, 1);
 	touch(2, 0, 1, 'p');
-	print_block(2);
-	printf("  in the page cache: %s\n", in_page_cache(2));
+	print_block(2, 0);
 	write_byte(wfd, 2, 8, 'V');
-	print_block(2);
+	print_block(2, 0);
 	compare(2, 8);
 
-	printf("\n");
-	print_block(3);
+	print_block(3, 1);
 	touch(3, 8, 0, 0);
-	printf("  in the page cache: %s\n", in_page_cache(3));
+	print_block(3, 0);
 	touch(3, 0, 1, 'p');
-	print_block(3);
-	printf("  in the page cache: %s\n", in_page_cache(3));
+	print_block(3, 0);
 
 	if (ftruncate(fd, BLK))
 		exp_die("ftruncate");
-	printf("\nftruncate() to 1 page\n");
+	printf("\nftruncate() to 1 page; then page 0, and page 1\n");
 	compare(0, 0);
-	printf("  page 1, byte 0: P %s\n",
-	       daxfs_touch(p + BLK, 0, 0, &warm) ? "raises SIGBUS" : show_byte(warm));
+	if (daxfs_touch(p + BLK, 0, 0, &warm))
+		printf("    byte 0: P raises SIGBUS\n");
+	else
+		printf("    byte 0: P reads %s\n", show_byte(warm));
 
 	munmap(p, PAGES * BLK);
 	close(wfd);
