@@ -19,10 +19,12 @@
  * The arguments are the device (default /dev/pmem0) and the filesystem
  * (default ext2; ext4 accepts -o dax from lab 6 on).
  *
- * To see more: change FILE_MIB (ram0 holds 64 MiB); call fsync() on a dax
- * file that was only read; look at Buffers: as well as Cached:; or sleep
- * 35 s before counting in the page cache run, and see writeback put the
- * bytes on the device (dirty_expire_centisecs is 30 s).
+ * To see more: change FILE_MIB (ram0 holds 64 MiB); print Buffers: too,
+ * where the block device's own page cache (ext2's metadata) is counted;
+ * sleep 35 s before counting in the page cache run and watch writeback
+ * put the bytes on the device (dirty_expire_centisecs is 30 s); or write
+ * 100 bytes into the middle of a new block and print the raw block
+ * around them.
  */
 #include "experiment.h"
 

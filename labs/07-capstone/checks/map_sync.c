@@ -238,10 +238,18 @@ TEST_F(map_sync, a_store_past_eof_is_sigbus_and_allocates_nothing)
 {
 	unsigned char *p;
 	long long blocks;
+	long commits;
 
 	ASSERT_EQ(0, ftruncate(self->fd, BLK));
 	ASSERT_EQ(0, fsync(self->fd));
 	REQUIRE_MAP_SYNC(p, self->fd, 4 * BLK);
+	commits = jbd2_commits(DEV);
+	/* the edge: the first page past EOF; then one further on */
+	CHECK_THAT(daxfs_touch(p + BLK, 1, 0x65, NULL) == -1,
+		   EXPECTED("SIGBUS for a store to the first page past EOF"),
+		   SEEN("the store went in"),
+		   HINT("ext4_dax_bh_sync_check(): allocate nothing past EOF; dax_fault() "
+			"then sends SIGBUS"));
 	CHECK_THAT(daxfs_touch(p + 2 * BLK, 1, 0x66, NULL) == -1,
 		   EXPECTED("SIGBUS for a store two pages past EOF"), SEEN("the store went in"),
 		   HINT("ext4_dax_bh_sync_check(): allocate nothing past EOF; dax_fault() "
@@ -249,6 +257,12 @@ TEST_F(map_sync, a_store_past_eof_is_sigbus_and_allocates_nothing)
 	blocks = st_blocks(self->fd);
 	CHECK_THAT(blocks == 0, EXPECTED("no block allocated"), SEEN("st_blocks %lld", blocks),
 		   HINT("ext4_dax_bh_sync_check(): check i_size before ext4_dax_get_block()"));
+	CHECK_THAT(jbd2_commits(DEV) == commits,
+		   EXPECTED("no journal commit for stores that raise SIGBUS (%ld before)",
+			    commits),
+		   SEEN("%ld after", jbd2_commits(DEV)),
+		   HINT("ext4_dax_bh_sync_check(): past EOF, return VM_FAULT_SIGBUS before "
+			"asking whether to commit"));
 	CHECK_THAT(daxfs_touch(p, 1, 0x67, NULL) == 0, EXPECTED("a store inside EOF"),
 		   SEEN("SIGBUS"), HINT(HINT_FAULT));
 	munmap(p, 4 * BLK);
