@@ -112,30 +112,18 @@ static void read_file(int fd, unsigned char *buf, size_t len, const unsigned cha
 
 int main(int argc, char **argv)
 {
-	const char *fs = "ext2", *dev = "/dev/pmem0", *opts = "";
+	struct exp_fs where = { "ext2", "/dev/pmem0", "" };
 	unsigned char *data, *buf;
 	char label[64];
 	long mib = 16;
 	size_t len;
 	int c, fd;
 
-	while ((c = getopt(argc, argv, "t:d:o:m:")) != -1) {
-		switch (c) {
-		case 't':
-			fs = optarg;
-			break;
-		case 'd':
-			dev = optarg;
-			break;
-		case 'o':
-			opts = optarg;
-			break;
-		case 'm':
+	while ((c = getopt(argc, argv, EXP_FS_OPTIONS "m:")) != -1) {
+		if (c == 'm') {
 			mib = atol(optarg);
-			break;
-		default:
-			fprintf(stderr, "usage: %s [-t ext2|ext4] [-d DEV] [-o OPTS] [-m MIB]\n",
-				argv[0]);
+		} else if (!exp_fs_option(&where, c, optarg)) {
+			fprintf(stderr, "usage: %s " EXP_FS_USAGE " [-m MIB]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -150,7 +138,7 @@ int main(int argc, char **argv)
 		exp_die("malloc");
 	pattern(data, len, 7, 0);
 
-	exp_mount(fs, dev, opts);
+	exp_mount(where.type, where.dev, where.opts);
 	show_mount();
 	fd = open(MNT "/file", O_CREAT | O_TRUNC | O_RDWR, 0644);
 	if (fd < 0)

@@ -31,82 +31,12 @@
  * out of your dax_fault(): which mapping keeps the zeros?  (With B's load
  * left in, B's store never completes: read insert_pfn() in mm/memory.c.)
  */
-#include <limits.h>
-#include <stdio.h>
-
 #include "experiment.h"
 
 #define STORE_AT 100	/* the byte of page 1 that B stores to */
 
 static unsigned long long pfn_base;	/* the device's first pfn, 0 if unknown */
 static int failed;
-
-/* pmem: the namespace's start in physical memory.  brd: none. */
-static void find_device(const char *dev)
-{
-	char real[PATH_MAX], path[PATH_MAX + 64], buf[64];
-	const char *name;
-	FILE *f;
-
-	name = realpath(dev, real) ? real : dev;
-	name = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
-	snprintf(path, sizeof(path), "/sys/block/%s/device/resource", name);
-	f = fopen(path, "r");
-	if (f) {
-		if (fgets(buf, sizeof(buf), f))
-			pfn_base = strtoull(buf, NULL, 16) / BLK;
-		fclose(f);
-	}
-	if (pfn_base)
-		printf("%s is physical memory from %#llx: its byte N has pfn %#llx + N / 4096\n",
-		       name, pfn_base * BLK, pfn_base);
-	else
-		printf("%s has no physical address in sysfs: its pages are not one range\n",
-		       name);
-}
-
-/* Where page of the file is on the device, by FIEMAP. */
-static void print_block(int fd, long page)
-{
-	long long phys = fiemap_physical(fd, page * BLK);
-
-	if (phys < 0)
-		printf("no block (a hole)");
-	else if (pfn_base)
-		printf("block at device byte %#llx, device pfn %#llx",
-		       phys, pfn_base + phys / BLK);
-	else
-		printf("block at device byte %#llx", phys);
-}
-
-/* Is page of the file in the page cache?  Ask a mapping that never faulted. */
-static const char *in_page_cache(int fd, long page)
-{
-	unsigned char vec[2];
-	unsigned char *probe = daxfs_map(fd, 2 * BLK, PROT_READ, MAP_SHARED);
-	int ret;
-
-	if (!probe)
-		exp_die("mmap for mincore()");
-	ret = mincore(probe, 2 * BLK, vec);
-	munmap(probe, 2 * BLK);
-	if (ret)
-		exp_die("mincore");
-	return vec[page] & 1 ? "yes" : "no";
-}
-
-static const char *show_byte(unsigned char c)
-{
-	static char buf[4][8];
-	static int i;
-
-	i = (i + 1) % 4;
-	if (c >= 0x21 && c < 0x7f)
-		snprintf(buf[i], sizeof(buf[i]), "'%c'", c);
-	else
-		snprintf(buf[i], sizeof(buf[i]), "%d", c);
-	return buf[i];
-}
 
 /* A load through a mapping; "SIGBUS" if it raised one. */
 static const char *load(unsigned char *p)
@@ -117,7 +47,7 @@ static const char *load(unsigned char *p)
 		failed = 1;
 		return "SIGBUS";
 	}
-	return show_byte(c);
+	return exp_show_byte(c);
 }
 
 static void print_pfns(const char *when, unsigned char *a, unsigned char *b, long page)
@@ -128,31 +58,13 @@ static void print_pfns(const char *when, unsigned char *a, unsigned char *b, lon
 
 int main(int argc, char **argv)
 {
-	const char *fs = "ext2", *dev = "/dev/pmem0", *opts = "dax";
+	struct exp_fs where = { "ext2", "/dev/pmem0", "dax" };
 	unsigned char data[BLK], c;
 	unsigned char *a, *b;
-	int opt, fd;
+	int fd;
 
-	while ((opt = getopt(argc, argv, "t:d:o:")) != -1) {
-		switch (opt) {
-		case 't':
-			fs = optarg;
-			break;
-		case 'd':
-			dev = optarg;
-			break;
-		case 'o':
-			opts = strcmp(optarg, "none") ? optarg : "";
-			break;
-		default:
-			fprintf(stderr, "usage: %s [-t ext2|ext4] [-d DEV] [-o OPTS|none]\n",
-				argv[0]);
-			return 2;
-		}
-	}
-
-	exp_mount(fs, dev, opts);
-	find_device(dev);
+	exp_fs_from_args(argc, argv, &where);
+	pfn_base = exp_device_pfn_base(where.dev);
 	fd = open(MNT "/f", O_CREAT | O_TRUNC | O_RDWR, 0644);
 	if (fd < 0)
 		exp_die("create " MNT "/f");
@@ -169,20 +81,20 @@ int main(int argc, char **argv)
 	daxfs_catch_sigbus();
 
 	printf("page 0: ");
-	print_block(fd, 0);
+	exp_print_block(fd, 0, pfn_base);
 	printf("\n  loads: A reads %s, B reads %s\n", load(a), load(b));
 	print_pfns("then", a, b, 0);
 
 	printf("page 1: ");
-	print_block(fd, 1);
+	exp_print_block(fd, 1, pfn_base);
 	printf(", st_blocks %lld, in the page cache: %s\n", st_blocks(fd),
-	       in_page_cache(fd, 1));
+	       exp_in_page_cache(fd, 1, 2));
 	printf("  load through A reads %s\n", load(a + BLK));
 	print_pfns("then", a, b, 1);
 	printf("  load through B reads %s\n", load(b + BLK));
 	print_pfns("then", a, b, 1);
 	printf("  st_blocks %lld, in the page cache: %s\n\n", st_blocks(fd),
-	       in_page_cache(fd, 1));
+	       exp_in_page_cache(fd, 1, 2));
 
 	printf("store 'x' through B at byte %d of page 1\n", STORE_AT);
 	if (daxfs_touch(b + BLK + STORE_AT, 1, 'x', NULL)) {
@@ -190,14 +102,14 @@ int main(int argc, char **argv)
 		failed = 1;
 	}
 	printf("page 1: ");
-	print_block(fd, 1);
+	exp_print_block(fd, 1, pfn_base);
 	printf(", st_blocks %lld, in the page cache: %s\n", st_blocks(fd),
-	       in_page_cache(fd, 1));
+	       exp_in_page_cache(fd, 1, 2));
 	print_pfns("before A loads again", a, b, 1);
 	printf("  A reads %s", load(a + BLK + STORE_AT));
 	if (pread(fd, &c, 1, BLK + STORE_AT) != 1)
 		exp_die("read");
-	printf(", read() reads %s\n", show_byte(c));
+	printf(", read() reads %s\n", exp_show_byte(c));
 	print_pfns("then", a, b, 1);
 
 	munmap(a, 2 * BLK);

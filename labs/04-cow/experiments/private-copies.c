@@ -30,8 +30,6 @@
  * child; add a MAP_SHARED mapping and store through it instead of
  * write(); cut the file to two pages instead of one.
  */
-#include <limits.h>
-#include <stdio.h>
 #include <sys/resource.h>
 
 #include "experiment.h"
@@ -42,46 +40,6 @@ static unsigned long long pfn_base;	/* the device's first pfn, 0 if unknown */
 static int fd, failed;
 static unsigned char *p;		/* the MAP_PRIVATE mapping */
 
-/* pmem: the namespace's start in physical memory.  brd: none. */
-static void find_device(const char *dev)
-{
-	char real[PATH_MAX], path[PATH_MAX + 64], buf[64];
-	const char *name;
-	FILE *f;
-
-	name = realpath(dev, real) ? real : dev;
-	name = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
-	snprintf(path, sizeof(path), "/sys/block/%s/device/resource", name);
-	f = fopen(path, "r");
-	if (f) {
-		if (fgets(buf, sizeof(buf), f))
-			pfn_base = strtoull(buf, NULL, 16) / BLK;
-		fclose(f);
-	}
-	if (pfn_base)
-		printf("%s is physical memory from %#llx: its byte N has pfn %#llx + N / 4096\n",
-		       name, pfn_base * BLK, pfn_base);
-	else
-		printf("%s has no physical address in sysfs: its pages are not one range\n",
-		       name);
-}
-
-/* Is page of the file in the page cache?  Ask a mapping that never faulted. */
-static const char *in_page_cache(long page)
-{
-	unsigned char vec[PAGES];
-	unsigned char *probe = daxfs_map(fd, PAGES * BLK, PROT_READ, MAP_SHARED);
-	int ret;
-
-	if (!probe)
-		exp_die("mmap for mincore()");
-	ret = mincore(probe, PAGES * BLK, vec);
-	munmap(probe, PAGES * BLK);
-	if (ret)
-		exp_die("mincore");
-	return vec[page] & 1 ? "yes" : "no";
-}
-
 /*
  * Where page of the file is on the device (FIEMAP), st_blocks, and
  * whether the page cache holds the page: on a line of its own if first,
@@ -89,34 +47,13 @@ static const char *in_page_cache(long page)
  */
 static void print_block(long page, int first)
 {
-	long long phys = fiemap_physical(fd, page * BLK);
-
 	if (first)
 		printf("\npage %ld: ", page);
 	else
 		printf("    now: ");
-	if (phys < 0)
-		printf("no block (a hole)");
-	else if (pfn_base)
-		printf("block at device byte %#llx, device pfn %#llx",
-		       phys, pfn_base + phys / BLK);
-	else
-		printf("block at device byte %#llx", phys);
+	exp_print_block(fd, page, pfn_base);
 	printf(", st_blocks %lld, in the page cache: %s\n", st_blocks(fd),
-	       in_page_cache(page));
-}
-
-static const char *show_byte(unsigned char c)
-{
-	static char buf[4][8];
-	static int i;
-
-	i = (i + 1) % 4;
-	if (c >= 0x21 && c < 0x7f)
-		snprintf(buf[i], sizeof(buf[i]), "'%c'", c);
-	else
-		snprintf(buf[i], sizeof(buf[i]), "%d", c);
-	return buf[i];
+	       exp_in_page_cache(fd, page, PAGES));
 }
 
 static long faults(void)
@@ -139,7 +76,7 @@ static void touch(long page, long off, int store, unsigned char val)
 	long cost = faults() - before;
 
 	if (store)
-		printf("  store %s through P at byte %ld: ", show_byte(val), off);
+		printf("  store %s through P at byte %ld: ", exp_show_byte(val), off);
 	else
 		printf("  load through P at byte %ld: ", off);
 	if (ret) {
@@ -148,7 +85,7 @@ static void touch(long page, long off, int store, unsigned char val)
 		return;
 	}
 	if (!store)
-		printf("%s, ", show_byte(c));
+		printf("%s, ", exp_show_byte(c));
 	printf("%ld fault%s, P maps pfn %#llx\n", cost, cost == 1 ? "" : "s",
 	       pagemap_pfn(p + page * BLK));
 }
@@ -162,47 +99,29 @@ static void compare(long page, long off)
 		exp_die("read");
 	if (daxfs_touch(p + page * BLK + off, 0, 0, &c)) {
 		printf("    byte %ld: P raises SIGBUS, read() reads %s\n", off,
-		       show_byte(back));
+		       exp_show_byte(back));
 		failed = 1;
 		return;
 	}
-	printf("    byte %ld: P reads %s, read() reads %s\n", off, show_byte(c),
-	       show_byte(back));
+	printf("    byte %ld: P reads %s, read() reads %s\n", off, exp_show_byte(c),
+	       exp_show_byte(back));
 }
 
 static void write_byte(int wfd, long page, long off, unsigned char val)
 {
 	if (pwrite_all(wfd, &val, 1, page * BLK + off))
 		exp_die("pwrite");
-	printf("  write() of %s at byte %ld through the other fd\n", show_byte(val), off);
+	printf("  write() of %s at byte %ld through the other fd\n", exp_show_byte(val), off);
 }
 
 int main(int argc, char **argv)
 {
-	const char *fs = "ext2", *dev = "/dev/pmem0", *opts = "dax";
+	struct exp_fs where = { "ext2", "/dev/pmem0", "dax" };
 	unsigned char data[2 * BLK], warm = 0;
-	int opt, wfd;
+	int wfd;
 
-	while ((opt = getopt(argc, argv, "t:d:o:")) != -1) {
-		switch (opt) {
-		case 't':
-			fs = optarg;
-			break;
-		case 'd':
-			dev = optarg;
-			break;
-		case 'o':
-			opts = strcmp(optarg, "none") ? optarg : "";
-			break;
-		default:
-			fprintf(stderr, "usage: %s [-t ext2|ext4] [-d DEV] [-o OPTS|none]\n",
-				argv[0]);
-			return 2;
-		}
-	}
-
-	exp_mount(fs, dev, opts);
-	find_device(dev);
+	exp_fs_from_args(argc, argv, &where);
+	pfn_base = exp_device_pfn_base(where.dev);
 	fd = open(MNT "/f", O_CREAT | O_TRUNC | O_RDWR, 0644);
 	if (fd < 0)
 		exp_die("create " MNT "/f");
@@ -255,7 +174,7 @@ int main(int argc, char **argv)
 	if (daxfs_touch(p + BLK, 0, 0, &warm))
 		printf("    byte 0: P raises SIGBUS\n");
 	else
-		printf("    byte 0: P reads %s\n", show_byte(warm));
+		printf("    byte 0: P reads %s\n", exp_show_byte(warm));
 
 	munmap(p, PAGES * BLK);
 	close(wfd);
