@@ -21,7 +21,7 @@
 #include "labcheck.h"
 #include "daxfs.h"
 
-#define HINT_FAULT "dax_fault() in fs/dax_bh.c (TODO 2-4), called from ext2_dax_fault()"
+#define HINT_FAULT "dax_fault() in fs/dax_bh.c (TODO 2-4), called from ext2_dax_bh_fault()"
 #define HINT_MMAP "ext2_file_mmap() must set vm_ops and VM_MIXEDMAP for dax files (TODO 5)"
 
 /* A shared mapping of a dax file: the check goes no further without it. */
@@ -336,7 +336,8 @@ TEST_F(map, truncated_pages_are_sigbus_not_stale_data)
 		   EXPECTED("SIGBUS from the old pointer into the cut pages"),
 		   SEEN("a load that worked (byte %#x)", v),
 		   HINT("truncate unmaps pages past the new size; dax_fault() must "
-			"not map them again (i_size under i_mmap_lock, TODO 4)"));
+			"not map them again: it checks i_size with invalidate_lock "
+			"held, from the check to the insert (TODO 4)"));
 
 	/* the freed blocks go to another file: still no way in through p */
 	pattern(other, sizeof(other), 77, 0);
@@ -430,8 +431,9 @@ TEST_F(map, faults_race_with_truncate)
 		   EXPECTED("only zeros past page %d, which is cut and re-extended", RACE_LOW),
 		   SEEN("a non-zero byte at file offset %lld: a mapping of a freed block",
 			r.stale),
-		   HINT("recheck i_size under i_mmap_lock before mapping (TODO 4); "
-			"ext2_dax_fault() holds invalidate_lock"));
+		   HINT("a fault must hold invalidate_lock from its i_size check to "
+			"its insert, as ext2_dax_bh_fault() takes it: is dax_fault() "
+			"called without it (TODO 4)?"));
 	CHECK_THAT(r.cuts > 10 && r.faults > 100,
 		   EXPECTED("the race to have run"), SEEN("%lu truncates, %lu faults",
 							  r.cuts, r.faults),
@@ -585,7 +587,7 @@ TEST_F(map, store_into_a_new_block_leaves_zeros)
 		   SEEN("%#x at offset %ld of the block (the device held 0xa5)",
 			bad < 0 ? p[2 * BLK] : back[bad], bad < 0 ? 0 : bad),
 		   HINT("zero new blocks before mapping them: dax_clear_blocks() "
-			"(TODO 1 and 3; ext2_get_blocks() calls it for dax files)"));
+			"(TODO 1; ext2_get_blocks() calls it for dax files; and TODO 6)"));
 	munmap(p, 4 * BLK);
 	close(fd);
 	unmount_and_fsck(_metadata, self->dev);
@@ -643,7 +645,7 @@ TEST_F(map, mtime_follows_stores_not_loads)
 	p[3 * BLK] = 1;			/* a store to a page not mapped yet */
 	t3 = mtime_ns(fd);
 	CHECK_THAT(t3 > t2, EXPECTED("mtime to move on a store to an unmapped page"),
-		   SEEN("unchanged"), HINT("ext2_dax_fault(): file_update_time() for write faults"));
+		   SEEN("unchanged"), HINT("ext2_dax_bh_fault(): file_update_time() for write faults"));
 	CHECK_THAT(msync(p, 4 * BLK, MS_SYNC) == 0 && fsync(fd) == 0,
 		   EXPECTED("msync() and fsync() to succeed"), SEEN("%s", strerror(errno)),
 		   HINT("nothing to write back, nothing may fail"));

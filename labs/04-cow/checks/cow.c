@@ -278,7 +278,9 @@ TEST_F(cow, private_store_past_eof_is_sigbus)
 		   HINT(HINT_COW));
 	CHECK_THAT(daxfs_touch(priv + 2 * BLK, 1, 1, NULL) == -1,
 		   EXPECTED("SIGBUS on a private store past the EOF page"),
-		   SEEN("no signal"), HINT("check i_size before the copy and again under i_mmap_lock"));
+		   SEEN("no signal"),
+		   HINT("dax_fault() checks i_size before anything else, the COW "
+			"branch too; do not skip it for a COW fault"));
 	munmap(priv, 3 * BLK);
 	close(fd);
 	unmount_and_fsck(_metadata, self->dev);
@@ -369,8 +371,8 @@ TEST_F(cow, private_faults_race_with_truncate)
 	CHECK_THAT(r.bad < 0,
 		   EXPECTED("only bytes the file held at each offset (or the stores)"),
 		   SEEN("%#x at offset %lld", r.seen, r.bad),
-		   HINT("copy from the block get_block() gave, and check i_size under "
-			"i_mmap_lock before finish_fault()"));
+		   HINT("copy from the block get_block() gave, all under the "
+			"invalidate_lock the caller holds, up to finish_fault() (TODO 2)"));
 	CHECK_THAT(r.eof_sigbus == 0,
 		   EXPECTED("private stores to page 0, always inside EOF, to work"),
 		   SEEN("%lu of them raised SIGBUS", r.eof_sigbus), HINT(HINT_COW));
