@@ -186,20 +186,6 @@ static inline unsigned long long direct_access_pfn(const char *dev, long long se
 	return pfn;
 }
 
-/*
- * How many transactions the journal of the filesystem on dev (a name such
- * as "pmem0") has committed (/proc/fs/jbd2/DEV-8/info), or -1.
- */
-static inline long jbd2_commits(const char *dev)
-{
-	char path[64], buf[256];
-
-	snprintf(path, sizeof(path), "/proc/fs/jbd2/%s-8/info", dev);
-	if (labcheck_read_file(path, buf, sizeof(buf)) <= 0)
-		return -1;
-	return atol(buf);
-}
-
 /* A new file of len bytes of pattern(seed), written with write(); its fd. */
 static inline int daxfs_make_file(const char *path, size_t len, unsigned int seed)
 {

@@ -15,6 +15,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -131,6 +132,28 @@ static inline long long fiemap_physical(int fd, long long off)
 	    map.fe[0].fe_logical > (unsigned long long)off)
 		return -1;
 	return map.fe[0].fe_physical + (off - map.fe[0].fe_logical);
+}
+
+/*
+ * How many transactions the journal of the filesystem on dev (a name such
+ * as "pmem0") has committed (/proc/fs/jbd2/DEV-8/info), or -1.
+ */
+static inline long jbd2_commits(const char *dev)
+{
+	char path[96], text[128];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/fs/jbd2/%s-8/info", dev);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	text[n] = '\0';
+	return atol(text);
 }
 
 /* ---- memory that may raise SIGBUS ---------------------------------- */
