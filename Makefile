@@ -76,7 +76,7 @@ vm-run:
 	@sh scripts/vm.sh run "$(N)"
 
 experiment:
-	@sh scripts/experiment.sh "$(NAME)"
+	@N="$(N)" sh scripts/experiment.sh "$(NAME)"
 
 lab:
 	@sh scripts/lab.sh "$(N)"

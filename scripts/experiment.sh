@@ -1,8 +1,8 @@
 #!/bin/sh
 # make experiment NAME=x [ARGS='...']: compile the experiment x (a C file
 # in some lab's experiments/ directory) as a static program and run it in
-# the lab VM on your kernel, as make vm-run would.  REF=1 runs it on the
-# reference of the current lab instead (for instructors).
+# the lab VM on your kernel, as make vm-run would.  REF=1 N=n runs it on the
+# reference of lab n instead (for instructors).
 # Usage: experiment.sh NAME
 set -eu
 STEP=experiment
