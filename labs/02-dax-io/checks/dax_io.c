@@ -468,7 +468,8 @@ TEST_F(dax, io_that_fails_at_its_first_byte_returns_the_error)
 	ASSERT_NE(NULL, buf);
 	setup_dax_fs(_metadata, self->dev);
 	fd = daxfs_make_file(MNT "/f", 2 * BLK, 9);
-	ASSERT_LE(0, fd);
+	REQUIRE_THAT(fd >= 0, EXPECTED("a file of 2 blocks written with write()"),
+		     SEEN("%s", strerror(errno)), HINT(HINT_IO));
 	errno = 0;
 	n = pwrite(fd, buf + BLK, 100, 0);
 	CHECK_THAT(n == -1 && errno == EFAULT,
