@@ -77,10 +77,11 @@ static inline const struct daxfs_type *daxfs(void)
 		  .remount_says = "can't change dax mount option",
 		  .hint_note = "(on ext4: where a hint names an ext2_* function, "
 			"read its ext4 counterpart (and TODO n is that lab's, not lab 6's): "
-			"ext4_dax_* in fs/ext4/file.c, "
-			"ext4_dax_get_block() and ext4_block_zero_page_range() in "
-			"fs/ext4/inode.c, ext4_dax_bh_usable() in fs/ext4/super.c; "
-			"lab 6)" },
+			"the fault handlers and ext4_dax_write_iter() in fs/ext4/file.c; "
+			"ext4_dax_get_block(), ext4_block_zero_page_range() (truncate's "
+			"zeroing) and ext4_dax_zero_past_eof() (zeroing before the file "
+			"grows) in fs/ext4/inode.c; ext4_dax_bh_usable() in "
+			"fs/ext4/super.c; lab 6)" },
 	};
 	static const struct daxfs_type *chosen;
 	const char *want = getenv("DAXLAB_FS") ?: DAXFS_DEFAULT;

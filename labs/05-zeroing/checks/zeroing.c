@@ -17,8 +17,8 @@
 #include "labcheck.h"
 #include "daxfs.h"
 
-#define HINT_TRUNC "ext2_setsize() calls dax_bh_truncate_page() (TODO 3), which " \
-		   "zeroes with dax_bh_zero_page_range() (TODO 1-2), fs/dax_bh.c"
+#define HINT_TRUNC "ext2_setsize() (TODO 3) calls dax_bh_truncate_page() (TODO 2), " \
+		   "which zeroes with dax_bh_zero_page_range() (TODO 1), fs/dax_bh.c"
 
 DAX_DEVICE_FIXTURE(zero)
 
@@ -85,7 +85,8 @@ TEST_F(zero, eof_page_of_a_mapping_shows_zeros_after_truncate)
 		   SEEN("%#x at byte %ld", p[2500 + bad], 2500 + bad), HINT(HINT_TRUNC));
 	CHECK_THAT(!memcmp(p, buf, 2500), EXPECTED("the bytes before EOF unchanged"),
 		   SEEN("changed at byte %ld", first_diff(p, buf, 2500)),
-		   HINT("zero from the new size, not from the block's start"));
+		   HINT("bytes before the cut were zeroed: the zeroing starts at the "
+			"cut's offset inside its block, not at the block's start (TODO 1)"));
 	munmap(p, BLK);
 	close(fd);
 	unmount_and_fsck(_metadata, self->dev);
