@@ -156,6 +156,39 @@ static inline long jbd2_commits(const char *dev)
 	return atol(text);
 }
 
+/*
+ * jbd2 counts a commit in that file only after it has woken the tasks
+ * that waited for the commit (jbd2_journal_commit_transaction()), so a
+ * task back from fsync() or from a MAP_SYNC fault can read the count
+ * before it moves.  jbd2_commits_after() waits for the count to pass
+ * before, jbd2_commits_settled() for it to stay the same for 50 ms; both
+ * give up after 2 s and return what they read last.
+ */
+static inline long jbd2_commits_after(const char *dev, long before)
+{
+	long n = jbd2_commits(dev);
+
+	for (int i = 0; i < 200 && n >= 0 && n <= before; i++) {
+		usleep(10000);
+		n = jbd2_commits(dev);
+	}
+	return n;
+}
+
+static inline long jbd2_commits_settled(const char *dev)
+{
+	long n = jbd2_commits(dev), m;
+
+	for (int i = 0; i < 40; i++) {
+		usleep(50000);
+		m = jbd2_commits(dev);
+		if (m == n)
+			break;
+		n = m;
+	}
+	return n;
+}
+
 /* ---- memory that may raise SIGBUS ---------------------------------- */
 
 static __thread sigjmp_buf daxfs_bus_jmp;

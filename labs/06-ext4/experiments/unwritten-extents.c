@@ -49,10 +49,10 @@ static int devfd;
 static unsigned char *devbuf;	/* one block, aligned for O_DIRECT */
 static long long phys[LEN_BLKS];	/* device byte of each file block */
 
-/* Transactions the journal has committed since the mount, or -1. */
+/* Transactions the journal has committed since the mount, once counted, or -1. */
 static long commits(void)
 {
-	return jbd2_commits(jbd2_dev);
+	return jbd2_commits_settled(jbd2_dev);
 }
 
 static void print_extents(int fd)

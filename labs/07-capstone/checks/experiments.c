@@ -81,11 +81,11 @@ TEST_F(exp, msync_of_a_range_commits_nothing_when_only_data_changed)
 
 	usleep(20000);		/* a new mtime, whatever the clock's granularity */
 	self->map[0] = 1;	/* the times change, nothing else */
-	before = jbd2_commits("pmem0");
+	before = jbd2_commits_settled("pmem0");
 	ASSERT_EQ(0, msync(self->map, BLK, MS_SYNC));
-	after_msync = jbd2_commits("pmem0");
+	after_msync = jbd2_commits_settled("pmem0");
 	ASSERT_EQ(0, fsync(self->fd));
-	after_fsync = jbd2_commits("pmem0");
+	after_fsync = jbd2_commits_after("pmem0", after_msync);
 	CHECK_THAT(after_msync == before,
 		   EXPECTED("msync() of one page to commit no transaction: 6.1 syncs the "
 			    "range as data only (fdatasync), as asked in 2014"),

@@ -41,10 +41,10 @@
 static char jbd2_info[64];
 static const char *jbd2_dev;	/* "pmem0": the journal's device */
 
-/* Transactions the journal has committed since the mount. */
+/* Transactions the journal has committed since the mount, once counted. */
 static long commits(void)
 {
-	long n = jbd2_commits(jbd2_dev);
+	long n = jbd2_commits_settled(jbd2_dev);
 
 	if (n < 0) {
 		errno = ENOENT;
