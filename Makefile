@@ -26,7 +26,8 @@ endif
 # Variables the scripts read: N T V CMD FILES ACCEL BOOT_TIMEOUT CHECK_TIMEOUT
 # APPEND INSTRUCTOR REF SKEL NVDIMM PATCH BRANCH SUBMISSIONS CONFIGS WORKLOADS
 # ROUNDS UNSANDBOXED JOBS FORCE SLURM SLURM_WAIT PARTITION TIME MEM CPUS ARGS
-export T V CMD FILES ACCEL BOOT_TIMEOUT CHECK_TIMEOUT APPEND INSTRUCTOR \
+# LEVEL
+export LEVEL T V CMD FILES ACCEL BOOT_TIMEOUT CHECK_TIMEOUT APPEND INSTRUCTOR \
 	REF SKEL NVDIMM PATCH BRANCH SUBMISSIONS CONFIGS WORKLOADS ROUNDS UNSANDBOXED \
 	JOBS FORCE SLURM SLURM_WAIT PARTITION TIME MEM CPUS ARGS
 
@@ -40,10 +41,13 @@ help:
 	@echo "                       (T=name: only checks whose name matches;"
 	@echo "                        V=1: show the checks' output as they run)"
 	@echo "  make lab N           switch the kernel tree to branch labN"
+	@echo "                       (LEVEL=open: branch labN-open, the functions to"
+	@echo "                        write cut to their contracts, no step lists)"
 	@echo "  make vm              an interactive shell in the lab VM"
 	@echo "  make vm-run CMD='..' [FILES=dir]   run one command in the VM"
 	@echo "  make experiment NAME=x [ARGS=..]   run a lab page's experiment in the VM"
-	@echo "  make check-lab N REF=1    the same on the reference (SKEL=1: the skeleton)"
+	@echo "  make check-lab N REF=1    the same on the reference (SKEL=1: the skeleton;"
+	@echo "                       SKEL=1 LEVEL=open: the open level's)"
 	@echo "  make test            prove the project (runner, labs, mutants, docs)"
 	@echo "  make mutants         each planted bug must fail some check of its lab"
 	@echo "  make check-lab N PATCH=file   a student's patches on the lab-N skeleton"

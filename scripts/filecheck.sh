@@ -89,5 +89,6 @@ done
 	for a in $allowed; do printf '  %s\n' "$a"; done
 	for a in $globs; do printf '  %s\n' "$a"; done
 	printf 'Make the submission from your lab branch: git -C build/linux format-patch lab%s-start..lab%s --stdout >file\n' "$n" "$n"
+	printf '(the open level: format-patch lab%s-open-start..lab%s-open)\n' "$n" "$n"
 } >&2
 exit 1

@@ -55,7 +55,8 @@ patch)
 	if ! git -C "$KSRC" apply --numstat "$src" 2>/dev/null | grep -q .; then
 		status refused: not a patch
 		(die "PATCH=$src is not a patch: it changes no file." \
-			"Make it with: git -C build/linux format-patch lab$n-start..lab$n --stdout >file") ||
+			"Make it with: git -C build/linux format-patch lab$n-start..lab$n --stdout >file" \
+			"(the open level: format-patch lab$n-open-start..lab$n-open)") ||
 			exit 2
 	fi
 	rc=0

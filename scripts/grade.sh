@@ -2,7 +2,7 @@
 # make grade: grade unattended, with a summary table, a gradebook and, per
 # submission, a TAP file and a JUnit XML file under build/results/.
 #   make grade                     every lab on the student's own branches
-#                                  labN
+#                                  labN (or labN-open)
 #   make grade SUBMISSIONS=dir     every submission in dir: a patch or mbox
 #                                  file whose name says its lab ("lab1"),
 #                                  e.g. dir/alice/lab1.mbox or bob.lab1.patch
@@ -52,9 +52,16 @@ if [ -n "${SUBMISSIONS:-}" ]; then
 	done >"$list.tmp"
 	[ -s "$list.tmp" ] || die "no .patch or .mbox files in $SUBMISSIONS."
 else
+	# Lab N's branch: labN, or labN-open (LEVEL=open); the one
+	# committed to last, if the student has both.
 	list_labs | while read -r n _; do
-		if git -C "$KSRC" rev-parse -q --verify "refs/heads/lab$n" >/dev/null; then
-			printf 'lab%s\t%s\tbranch\tlab%s\n' "$n" "$n" "$n"
+		b="" t=0
+		for c in "lab$n" "lab$n-open"; do
+			ct=$(git -C "$KSRC" log -1 --format=%ct "refs/heads/$c" -- 2>/dev/null) || continue
+			[ "$ct" -lt "$t" ] || { b=$c t=$ct; }
+		done
+		if [ -n "$b" ]; then
+			printf 'lab%s\t%s\tbranch\t%s\n' "$n" "$n" "$b"
 		else
 			printf 'lab%s\t%s\tnone\t-\n' "$n" "$n"
 		fi

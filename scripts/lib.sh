@@ -125,7 +125,7 @@ need_tree() {
 current_lab() {
 	b=$(git -C "$KSRC" symbolic-ref --short -q HEAD 2>/dev/null || true)
 	case "$b" in
-	lab[0-9]*) echo "${b#lab}" ;;
+	lab[0-9]*) b=${b#lab} && echo "${b%%-*}" ;;	# labN, labN-open
 	*) echo 0 ;;
 	esac
 }

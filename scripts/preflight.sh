@@ -30,7 +30,7 @@ if [ -n "$inst" ] && [ "$inst" != "$have" ] && [ ! -f "$BUILD/.noted-$inst" ]; t
 fi
 
 b=$(git -C "$KSRC" symbolic-ref --short -q HEAD 2>/dev/null || echo "(detached)")
-if [ "$b" != "lab$lab" ]; then
+if [ "$b" != "lab$lab" ] && [ "$b" != "lab$lab-open" ]; then
 	info "note: the kernel tree is on branch $b, not lab$lab; checking what is" \
 		"checked out.  (make lab $lab switches.)"
 fi

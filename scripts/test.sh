@@ -8,7 +8,9 @@
 #     and resumed, and through a one-node Slurm cluster, the same table
 #  4. every lab end to end: the reference passes its checks and those of
 #     the labs before; the skeleton fails its own and passes the others;
-#     every mutant of the lab (tests/mutants/labN) fails some check of it
+#     every mutant of the lab (tests/mutants/labN) fails some check of it;
+#     its open level keeps every contract, compiles cleanly, and grades the
+#     reference handed in from either level as the reference
 #  5. lab 7's persistence check fails with an NVDIMM that keeps nothing
 #  6. the reference series and the skeletons are checkpatch-clean
 #  7. the docs build with warnings as errors and load in Chromium
@@ -80,7 +82,9 @@ part grading-scale sh "$ROOT/tests/grading-scale/run.sh"
 prove_lab() {
 	SKEL_COVERS_REF=1 sh "$ROOT/scripts/prove-labs.sh" "$1"
 	proved=$?
-	sh "$ROOT/scripts/mutants.sh" "$1" && [ "$proved" = 0 ]
+	sh "$ROOT/scripts/prove-open.sh" "$1"
+	open=$?
+	sh "$ROOT/scripts/mutants.sh" "$1" && [ "$proved" = 0 ] && [ "$open" = 0 ]
 }
 for n in $labs; do
 	part "lab$n" prove_lab "$n"

@@ -3,13 +3,16 @@
 # store without touching any working tree:
 #   ref N   lab-base + the reference patches of labs <= N
 #   skel N  lab-base + the reference patches of labs < N + lab N's skeleton
+#   open N  lab N's skeleton + its open level (open-commit.sh)
 #   mutant N FILE   the reference of lab N + a mutant (tests/mutants/labN/)
-#   submission N FILE   lab N's skeleton + a student's patch or mbox
+#   submission N FILE   lab N's skeleton + a student's patch or mbox: on
+#           the guided level, or on the open level when it was made there
+#           (it applies to the open skeleton and not to the guided one)
 # Built with a temporary index (git apply --cached), so making it costs
 # seconds and checking it out later rewrites only the files that differ.
 # Prints the commit id; exits 3 when git apply warned about a submission.
-# Usage: variant.sh ref|skel N,
-#                               variant.sh mutant|submission N FILE
+# Usage: variant.sh ref|skel|open N
+#        variant.sh mutant|submission N FILE
 set -eu
 STEP=variant
 . "$(dirname "$0")/lib.sh"
@@ -17,6 +20,7 @@ need_tree
 kind=$1
 n=$2
 labdir=$(lab_dir "$n")
+start=lab-base
 case "$kind" in
 ref) patches=$(sh "$ROOT/scripts/series.sh" upto "$n") ;;
 skel) patches="$(sh "$ROOT/scripts/series.sh" before "$n") $(ls "$labdir"/skeleton/*.patch 2>/dev/null || true)" ;;
@@ -25,14 +29,20 @@ mutant)
 	patches="$(sh "$ROOT/scripts/series.sh" upto "$n") $3"
 	kind=mutant-$(basename "$3" .patch)
 	;;
+open)
+	start=$(sh "$ROOT/scripts/variant.sh" skel "$n")
+	patches="$ROOT/scripts/open-level.py $ROOT/scripts/open-commit.sh"
+	;;
 submission)
 	[ -f "${3:-}" ] || die "PATCH=${3:-}: no such file."
-	patches="$(sh "$ROOT/scripts/series.sh" before "$n") $(ls "$labdir"/skeleton/*.patch 2>/dev/null || true) $3"
+	start=$(sh "$ROOT/scripts/variant.sh" skel "$n")
+	patches=$3
 	;;
-*) die "unknown variant '$kind' (ref or skel)" ;;
+*) die "unknown variant '$kind' (ref, skel, open, mutant or submission)" ;;
 esac
 
-key=$(printf '%s %s\n' "$kind" "$n" | cat - $patches | sha256sum | cut -d' ' -f1)
+key=$(printf '%s %s %s\n' "$kind" "$n" "$(git -C "$KSRC" rev-parse "$start^{commit}")" |
+	cat - $patches | sha256sum | cut -d' ' -f1)
 # A made commit is kept under a ref: per content for submissions (graded
 # side by side), per state otherwise, with the key of what made it.
 if [ "$kind" = submission ]; then
@@ -49,20 +59,43 @@ else
 	fi
 fi
 
+if [ "$kind" = open ]; then
+	before=lab-base
+	[ "$n" -le 1 ] || before=$(sh "$ROOT/scripts/variant.sh" ref "$((n - 1))")
+	c=$(sh "$ROOT/scripts/open-commit.sh" "$n" "$before" "$start")
+	git -C "$KSRC" update-ref "$ref" "$c"
+	echo "$key" >"$keyfile"
+	echo "$c"
+	exit 0
+fi
+
 GIT_INDEX_FILE=$(mktemp)
 export GIT_INDEX_FILE
 warn=$(mktemp)
 trap 'rm -f "$GIT_INDEX_FILE" "$warn"' EXIT
 export GIT_AUTHOR_NAME="DAX lab" GIT_AUTHOR_EMAIL="daxlab@localhost"
 export GIT_COMMITTER_NAME="DAX lab" GIT_COMMITTER_EMAIL="daxlab@localhost"
-git -C "$KSRC" read-tree lab-base
-c=$(git -C "$KSRC" rev-parse "lab-base^{commit}")
+git -C "$KSRC" read-tree "$start"
+c=$(git -C "$KSRC" rev-parse "$start^{commit}")
 for p in $patches; do
+	# A submission made on the open level applies there, and not to
+	# the guided skeleton.
+	if [ "$kind" = submission ] && ! git -C "$KSRC" apply --check --cached "$p" 2>/dev/null &&
+		open=$(sh "$ROOT/scripts/variant.sh" open "$n" 2>/dev/null); then
+		git -C "$KSRC" read-tree "$open"
+		if git -C "$KSRC" apply --check --cached "$p" 2>/dev/null; then
+			c=$open
+		else
+			git -C "$KSRC" read-tree "$start"
+		fi
+	fi
 	if ! git -C "$KSRC" apply --cached "$p" 2>"$warn"; then
 		cat "$warn" >&2
 		[ "$kind" = submission ] &&
-			die "the submission ${p#$ROOT/} does not apply to the skeleton of lab $n." \
-				"It must be made against labN-start: git format-patch lab$n-start..lab$n"
+			die "the submission ${p#$ROOT/} does not apply to the skeleton of lab $n," \
+				"guided or open.  Make it from your lab branch, from where the lab started:" \
+				"  git -C build/linux format-patch lab$n-start..lab$n --stdout >file" \
+				"  (the open level: lab$n-open-start..lab$n-open)"
 		die "${p#$ROOT/} does not apply on lab-base + the patches before it."
 	fi
 	# A submission git had to warn about (whitespace errors, a fragment
@@ -72,7 +105,8 @@ for p in $patches; do
 		if [ "$kind" = submission ]; then
 			(die "git apply warned about the submission ${p#$ROOT/} (above); nothing was built." \
 				"Fix what it says in your commits, then make the file again:" \
-				"  git -C build/linux format-patch lab$n-start..lab$n --stdout >file") || exit 3
+				"  git -C build/linux format-patch lab$n-start..lab$n --stdout >file" \
+				"  (the open level: lab$n-open-start..lab$n-open)") || exit 3
 		fi
 	fi
 	subject=$(sed -n -e 's/^Subject: \(\[PATCH[^]]*\] \)\{0,1\}//p' \

@@ -56,13 +56,16 @@ fi
 
 # REF=1 / SKEL=1: check the reference (or the skeleton) of lab N in a
 # scratch worktree, build/grade/linux, built in build/grade/obj; likewise
-# MUTANT=file (the reference + a mutant).  The project's own code: no
-# sandbox.  The student's tree and build are not touched.  The paths
-# mirror build/linux and build/obj, so the compiler command lines are the
-# same and ccache serves one build from the other.
+# MUTANT=file (the reference + a mutant); SKEL=1 LEVEL=open, the open
+# level's skeleton.  The project's own code: no sandbox.  The student's
+# tree and build are not touched.  The paths mirror build/linux and
+# build/obj, so the compiler command lines are the same and ccache
+# serves one build from the other.
 variant=
 [ -n "${REF:-}" ] && [ "${REF}" != 0 ] && variant=ref
 [ -n "${SKEL:-}" ] && [ "${SKEL}" != 0 ] && variant=skel
+# SKEL=1 LEVEL=open: the open level's skeleton.
+[ "$variant" = skel ] && [ "${LEVEL:-guided}" = open ] && variant=open
 file=
 if [ -n "${MUTANT:-}" ]; then
 	variant=mutant

@@ -56,6 +56,14 @@ for src in "$ROOT"/labs/*/experiments/*.c; do
 	fi
 done
 
+# The open level's cutter, white-box.
+if out=$(python3 -m unittest "$ROOT/tests/host/test_open_level.py" 2>&1); then
+	ok "open-level.py cuts, keeps and marks as it says"
+else
+	not_ok "open-level.py (tests/host/test_open_level.py):"
+	printf '%s\n' "$out" | tail -n 25 | sed 's/^/    /'
+fi
+
 expect "REF=1 and PATCH= together are refused" '!0' 'give one of them' -- \
 	make -s check-lab 1 REF=1 PATCH=/dev/null
 expect "a PATCH= that is not a patch is refused" '!0' 'is not a patch' -- \
@@ -209,7 +217,10 @@ cp "$ROOT/kernel-patches/base-version" "$proj/kernel-patches/"
 	cd "$k" && git checkout -q -b scratch lab-base && echo ref >ref.c &&
 	git add ref.c && git -c user.name=t -c user.email=t@t commit -qm "ref: lab 0 piece" &&
 	git format-patch -q -1 -o "$proj/kernel-patches" &&
-	echo todo >skel.c && git add skel.c &&
+	printf '%s\n' '/**' ' * do_it() - what the student writes' ' *' \
+		' * Context: any.' ' * Return: 1.' ' */' 'int do_it(void)' '{' \
+		'	/* TODO 1: first this step, then that one. */' '	return 0;' '}' >skel.c &&
+	git add skel.c &&
 	git -c user.name=t -c user.email=t@t commit -qm "lab1: skeleton" &&
 	git format-patch -q -1 -o "$proj/labs/01-fake/skeleton" &&
 	git checkout -q lab0 && git branch -q -D scratch
@@ -224,6 +235,30 @@ expect "branch lab1 holds the reference and the skeleton" 0 'lab1: skeleton' -- 
 expect "its starting point is tagged lab1-start" 0 'lab1-start' -- \
 	git -C "$k" log --oneline --decorate -1 lab1
 expect "make lab 0 goes back to the student's branch" 0 'switched to branch lab0' -- \
+	env ROOT="$proj" KSRC="$k" sh "$proj/scripts/lab.sh" 0
+# LEVEL=open: the same lab, its functions cut to their contracts.
+expect "make lab 1 LEVEL=open creates lab1-open from the same skeleton" 0 \
+	'created branch lab1-open: lab base \+ 1 reference patch\(es\) \+ 1 skeleton patch\(es\) \+ the open level' -- \
+	env ROOT="$proj" KSRC="$k" LEVEL=open sh "$proj/scripts/lab.sh" 1
+expect "its functions keep their contract and lose their steps" 0 \
+	'Return: 1\.' -- git -C "$k" show lab1-open:skel.c
+if git -C "$k" show lab1-open:skel.c | grep -q 'first this step' ||
+	! git -C "$k" show lab1-open:skel.c | grep -q 'TODO 1: write do_it() to the contract above'; then
+	not_ok "the open level has no step list, only the contract and a stub"
+else
+	ok "the open level has no step list, only the contract and a stub"
+fi
+expect "its starting point is tagged lab1-open-start" 0 'lab1-open-start' -- \
+	git -C "$k" log --oneline --decorate -1 lab1-open
+expect "on lab1-open, make check-lab's lab is 1" 0 '^1$' -- \
+	env ROOT="$proj" KSRC="$k" sh -c '. "$ROOT/scripts/lib.sh"; current_lab'
+expect "an unknown LEVEL is refused with the two there are" 1 'LEVEL=guided.*or LEVEL=open' -- \
+	env ROOT="$proj" KSRC="$k" LEVEL=hard sh "$proj/scripts/lab.sh" 1
+expect "lab 0 has one level" 1 'one level only' -- \
+	env ROOT="$proj" KSRC="$k" LEVEL=open sh "$proj/scripts/lab.sh" 0
+expect "make lab 1 still gives the guided branch" 0 'switched to branch lab1 \(' -- \
+	env ROOT="$proj" KSRC="$k" sh "$proj/scripts/lab.sh" 1
+expect "make lab 0 goes back again" 0 'switched to branch lab0' -- \
 	env ROOT="$proj" KSRC="$k" sh "$proj/scripts/lab.sh" 0
 cat >"$proj/kernel-patches/0002-broken.patch" <<'X'
 From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001
