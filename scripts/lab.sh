@@ -63,8 +63,10 @@ for p in $skeleton; do
 done
 level=""
 if [ "$branch" != "lab$lab" ]; then
-	c=$(sh "$ROOT/scripts/open-commit.sh" "$lab" "$before" HEAD) &&
-		git merge -q --ff-only "$c" || fail "the open level of lab $lab could not be made."
+	# One commit for the skeleton and its cut: the guided TODOs stay
+	# out of this branch's history (make lab N gives them).
+	c=$(sh "$ROOT/scripts/open-commit.sh" "$lab" "$before" HEAD "$before") &&
+		git reset -q --keep "$c" || fail "the open level of lab $lab could not be made."
 	level=" + the open level"
 fi
 # The starting point, for the student's submission (format-patch labN-start..)

@@ -5,14 +5,17 @@
 # the kernel tree's object store with a temporary index; no working tree
 # is touched.  Both levels come from the one skeleton, so they cannot
 # drift apart.
-# Usage: open-commit.sh N BEFORE SKEL
+# Usage: open-commit.sh N BEFORE SKEL [PARENT]
 #        (BEFORE: the commit the skeleton applies to; SKEL: the skeleton's
-#         commit) -> prints the open level's commit id
+#         commit) -> prints the open level's commit id, a child of SKEL;
+#        PARENT=BEFORE: the skeleton and its open level as one commit, so
+#         that the branch a student works on holds no step list in its
+#         history (make lab N LEVEL=open)
 set -eu
 STEP=open-level
 . "$(dirname "$0")/lib.sh"
 need_tree
-n=$1 before=$2 skel=$3
+n=$1 before=$2 skel=$3 parent=${4:-$3}
 g() { git -C "$KSRC" "$@"; }
 
 tmp=$(mktemp -d)
@@ -35,5 +38,11 @@ done
 [ "$cut" -gt 0 ] || die "lab $n's skeleton has no function to cut for an open level."
 export GIT_AUTHOR_NAME="DAX lab" GIT_AUTHOR_EMAIL="daxlab@localhost"
 export GIT_COMMITTER_NAME="DAX lab" GIT_COMMITTER_EMAIL="daxlab@localhost"
-printf 'lab%s: open level\n\nThe functions of the skeleton that hold TODOs, cut to their contract:\nthe comment above each says what it must do; write its body.\n' "$n" |
-	g commit-tree "$(g write-tree)" -p "$skel"
+why="The functions of the skeleton that hold TODOs, cut to their contract:
+the comment above each says what it must do; write its body."
+if [ "$(g rev-parse "$parent")" = "$(g rev-parse "$skel")" ]; then
+	printf 'lab%s: open level\n\n%s\n' "$n" "$why"
+else
+	g log -1 --format=%B "$skel" | sed "1s/\$/ (open level)/"
+	printf 'Open level: %s\n' "$why"
+fi | g commit-tree "$(g write-tree)" -p "$parent"
