@@ -56,7 +56,11 @@ fi
 
 start=$(date +%s)
 log="$LOGS/grade-$name.log"
-sh "$ROOT/scripts/grade-unit.sh" "$n" "$kind" "$src" "$name" >"$log" 2>&1 </dev/null
+# A file named for the open level (alice.lab3-open.patch) is applied to
+# the open skeleton only; others as variant.sh decides.
+level=${LEVEL:-}
+case "${src##*/}" in *open*) level=open ;; esac
+LEVEL=$level sh "$ROOT/scripts/grade-unit.sh" "$n" "$kind" "$src" "$name" >"$log" 2>&1 </dev/null
 unit="$units/$name"
 logdir="$LOGS/$name-lab$n"
 status=$(cat "$unit/status" 2>/dev/null || echo "grading failed")

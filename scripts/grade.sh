@@ -52,14 +52,21 @@ if [ -n "${SUBMISSIONS:-}" ]; then
 	done >"$list.tmp"
 	[ -s "$list.tmp" ] || die "no .patch or .mbox files in $SUBMISSIONS."
 else
-	# Lab N's branch: labN, or labN-open (LEVEL=open); the one
-	# committed to last, if the student has both.
+	# Lab N's branch: labN, or labN-open (LEVEL=open).  A branch with
+	# no commit past its start is not work: making one, to read its
+	# TODOs, must not hide the other.  If both have work, the one
+	# committed to last, and the summary says which.
 	list_labs | while read -r n _; do
-		b="" t=0
+		b="" t=-1
 		for c in "lab$n" "lab$n-open"; do
 			ct=$(git -C "$KSRC" log -1 --format=%ct "refs/heads/$c" -- 2>/dev/null) || continue
+			if git -C "$KSRC" rev-parse -q --verify "refs/tags/$c-start" >/dev/null &&
+				[ "$(git -C "$KSRC" rev-list --count "$c-start..$c" --)" = 0 ]; then
+				ct=0
+			fi
 			[ "$ct" -lt "$t" ] || { b=$c t=$ct; }
 		done
+		[ -z "$b" ] || [ "$b" = "lab$n" ] || info "lab $n: grading branch $b" >&2
 		if [ -n "$b" ]; then
 			printf 'lab%s\t%s\tbranch\t%s\n' "$n" "$n" "$b"
 		else
@@ -110,6 +117,12 @@ if [ "${UNSANDBOXED:-0}" = 0 ]; then
 		sh "$ROOT/scripts/grade-base.sh" "$n" >/dev/null || exit 1
 	done
 fi
+# The open level of each lab graded, for the submissions made on it:
+# made here, once, not by units racing to write the same ref.
+for n in $(cut -f 2 "$todo" | sort -un); do
+	ls "$(lab_dir "$n")"/skeleton/*.patch >/dev/null 2>&1 || continue
+	sh "$ROOT/scripts/variant.sh" open "$n" >/dev/null || exit 1
+done
 base_initramfs >/dev/null
 
 if [ "${SLURM:-0}" != 0 ]; then

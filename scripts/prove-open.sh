@@ -23,7 +23,7 @@ for n in $labs; do
 	labdir=$(lab_dir "$n")
 	ls "$labdir"/skeleton/*.patch >/dev/null 2>&1 || continue
 	before=lab-base
-	[ "$n" -le 1 ] || before=$(sh "$ROOT/scripts/variant.sh" ref "$((n - 1))")
+	[ "$n" = 0 ] || before=$(sh "$ROOT/scripts/variant.sh" ref "$((n - 1))")
 	skel=$(sh "$ROOT/scripts/variant.sh" skel "$n")
 	ref=$(sh "$ROOT/scripts/variant.sh" ref "$n")
 	if ! open=$(sh "$ROOT/scripts/variant.sh" open "$n" 2>"$tmp/err"); then
@@ -39,7 +39,9 @@ for n in $labs; do
 		g show "$skel:$p" >"$tmp/guided"
 		g show "$before:$p" >"$tmp/before" 2>/dev/null || : >"$tmp/before"
 		python3 "$ROOT/scripts/open-level.py" --check --before "$tmp/before" \
-			"$tmp/guided" | sed "s|^$tmp/guided|$p|" >>"$tmp/bad"
+			"$tmp/guided" >"$tmp/out" 2>&1 ||
+			[ -s "$tmp/out" ] || echo "open-level.py failed with no message" >"$tmp/out"
+		sed "s|^$tmp/guided|$p|" "$tmp/out" >>"$tmp/bad"
 	done
 	cut=$(g diff --stat "$skel" "$open" | tail -n 1)
 	if [ -s "$tmp/bad" ]; then
@@ -68,11 +70,14 @@ for n in $labs; do
 
 	# The open skeleton builds, warning-free, where the skeleton's
 	# files are compiled (build/grade, as make check-lab N SKEL=1).
-	worktree_at "$BUILD/grade/linux" "$open"
+	# Their objects are removed first, so that they are compiled, and
+	# warn, whatever was built there before (ccache keeps it cheap).
 	objs=$(for p in $files; do echo "${p%.c}.o"; done)
 	log="$LOGS/prove-open-lab$n.log"
-	if KSRC="$BUILD/grade/linux" KOBJ="$BUILD/grade/obj" \
-		sh "$ROOT/scripts/kconfig.sh" "$n" >"$log" 2>&1 &&
+	if worktree_at "$BUILD/grade/linux" "$open" >"$log" 2>&1 &&
+		{ [ ! -d "$BUILD/grade/obj" ] || (cd "$BUILD/grade/obj" && rm -f $objs); } &&
+		KSRC="$BUILD/grade/linux" KOBJ="$BUILD/grade/obj" \
+		sh "$ROOT/scripts/kconfig.sh" "$n" >>"$log" 2>&1 &&
 		make -C "$BUILD/grade/linux" O="$BUILD/grade/obj" -j"$(($(nproc) + 1))" \
 			CC="$cc" LOCALVERSION= KBUILD_BUILD_USER=daxlab \
 			KBUILD_BUILD_HOST=labvm $objs >>"$log" 2>&1 &&

@@ -6,8 +6,9 @@
 #   open N  lab N's skeleton + its open level (open-commit.sh)
 #   mutant N FILE   the reference of lab N + a mutant (tests/mutants/labN/)
 #   submission N FILE   lab N's skeleton + a student's patch or mbox: on
-#           the guided level, or on the open level when it was made there
-#           (it applies to the open skeleton and not to the guided one)
+#           the guided level, or on the open level when it applies there
+#           and not to the guided one; LEVEL=open or LEVEL=guided: on
+#           that level only
 # Built with a temporary index (git apply --cached), so making it costs
 # seconds and checking it out later rewrites only the files that differ.
 # Prints the commit id; exits 3 when git apply warned about a submission.
@@ -35,7 +36,11 @@ open)
 	;;
 submission)
 	[ -f "${3:-}" ] || die "PATCH=${3:-}: no such file."
-	start=$(sh "$ROOT/scripts/variant.sh" skel "$n")
+	case "${LEVEL:-}" in
+	'' | guided) start=$(sh "$ROOT/scripts/variant.sh" skel "$n") ;;
+	open) start=$(sh "$ROOT/scripts/variant.sh" open "$n") ;;
+	*) die "LEVEL=$LEVEL: no such level (guided or open)." ;;
+	esac
 	patches=$3
 	;;
 *) die "unknown variant '$kind' (ref, skel, open, mutant or submission)" ;;
@@ -61,7 +66,7 @@ fi
 
 if [ "$kind" = open ]; then
 	before=lab-base
-	[ "$n" -le 1 ] || before=$(sh "$ROOT/scripts/variant.sh" ref "$((n - 1))")
+	[ "$n" = 0 ] || before=$(sh "$ROOT/scripts/variant.sh" ref "$((n - 1))")
 	c=$(sh "$ROOT/scripts/open-commit.sh" "$n" "$before" "$start")
 	git -C "$KSRC" update-ref "$ref" "$c"
 	echo "$key" >"$keyfile"
@@ -79,9 +84,12 @@ git -C "$KSRC" read-tree "$start"
 c=$(git -C "$KSRC" rev-parse "$start^{commit}")
 for p in $patches; do
 	# A submission made on the open level applies there, and not to
-	# the guided skeleton.
-	if [ "$kind" = submission ] && ! git -C "$KSRC" apply --check --cached "$p" 2>/dev/null &&
-		open=$(sh "$ROOT/scripts/variant.sh" open "$n" 2>/dev/null); then
+	# the guided skeleton (a lab with no skeleton has no open level).
+	if [ "$kind" = submission ] && [ -z "${LEVEL:-}" ] &&
+		ls "$labdir"/skeleton/*.patch >/dev/null 2>&1 &&
+		! git -C "$KSRC" apply --check --cached "$p" 2>/dev/null; then
+		open=$(sh "$ROOT/scripts/variant.sh" open "$n") ||
+			die "the open level of lab $n could not be made (see above)."
 		git -C "$KSRC" read-tree "$open"
 		if git -C "$KSRC" apply --check --cached "$p" 2>/dev/null; then
 			c=$open

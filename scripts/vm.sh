@@ -65,6 +65,10 @@ variant=
 [ -n "${REF:-}" ] && [ "${REF}" != 0 ] && variant=ref
 [ -n "${SKEL:-}" ] && [ "${SKEL}" != 0 ] && variant=skel
 # SKEL=1 LEVEL=open: the open level's skeleton.
+case "${LEVEL:-guided}" in
+guided | open) ;;
+*) die "LEVEL=$LEVEL: no such level (guided or open)." ;;
+esac
 [ "$variant" = skel ] && [ "${LEVEL:-guided}" = open ] && variant=open
 file=
 if [ -n "${MUTANT:-}" ]; then

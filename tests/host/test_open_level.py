@@ -106,6 +106,35 @@ class OpenLevel(unittest.TestCase):
         self.assertIn('new_fn(): its contract has no Context:',
                       open_level.missing_contracts(guided, BEFORE))
 
+    def test_check_names_a_todo_it_could_not_cut(self):
+        # Kernel style broken: "{" on the signature line, a trailing TODO.
+        guided = BEFORE + '''
+int braced(void) {
+\t/* TODO 7: write it. */
+\treturn 0;
+}
+
+int trailing(void)
+{
+\treturn 1; /* TODO 8: this. */
+}
+'''
+        bad = open_level.missing_contracts(guided, BEFORE)
+        self.assertTrue(any('line 8: a TODO in code' in b for b in bad), bad)
+        self.assertTrue(any(b.startswith('trailing(): new, with a TODO, but not cut')
+                            for b in bad), bad)
+
+    def test_no_stub_for_a_type_it_does_not_know(self):
+        guided = BEFORE + '''
+pfn_t make_pfn(void)
+{
+\t/* TODO 9: build it. */
+\treturn compute();
+}
+'''
+        with self.assertRaises(ValueError):
+            open_level.open_level(guided, BEFORE)
+
     def test_a_file_without_todos_is_kept_as_it_is(self):
         plain = BEFORE.replace('TODO 5', 'note')
         self.assertEqual(open_level.open_level(plain, '')[0], plain)
