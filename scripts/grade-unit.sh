@@ -48,8 +48,7 @@ fi
 
 # 1, 2: what git applied, and whether the lab allows it.
 skel=$(sh "$ROOT/scripts/variant.sh" skel "$n")
-prev=lab-base
-[ "$n" = 0 ] || prev=$(sh "$ROOT/scripts/variant.sh" ref "$((n - 1))")
+prev=$(state_before "$n")
 case "$kind" in
 patch)
 	if ! git -C "$KSRC" apply --numstat "$src" 2>/dev/null | grep -q .; then

@@ -120,7 +120,7 @@ fi
 # The open level of each lab graded, for the submissions made on it:
 # made here, once, not by units racing to write the same ref.
 for n in $(cut -f 2 "$todo" | sort -un); do
-	ls "$(lab_dir "$n")"/skeleton/*.patch >/dev/null 2>&1 || continue
+	has_skeleton "$n" || continue
 	sh "$ROOT/scripts/variant.sh" open "$n" >/dev/null || exit 1
 done
 base_initramfs >/dev/null

@@ -18,7 +18,7 @@ open) branch=lab$lab-open ;;
 	"LEVEL=guided (the default: the TODOs say what to do) or LEVEL=open" \
 	"(only each function's contract): make lab $lab LEVEL=open" ;;
 esac
-[ "$branch" = "lab$lab" ] || ls "$labdir"/skeleton/*.patch >/dev/null 2>&1 ||
+[ "$branch" = "lab$lab" ] || has_skeleton "$lab" ||
 	die "lab $lab has one level only: make lab $lab"
 sh "$ROOT/scripts/deps.sh" core
 sh "$ROOT/scripts/tree.sh"

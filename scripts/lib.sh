@@ -63,6 +63,21 @@ lab_usage() {
 	exit 2
 }
 
+# has_skeleton N: lab N has a skeleton (and so an open level).
+has_skeleton() {
+	ls "$(lab_dir "$1")"/skeleton/*.patch >/dev/null 2>&1
+}
+
+# state_before N: the commit lab N's skeleton applies to (the reference
+# of the labs before it).
+state_before() {
+	if [ "$1" = 0 ]; then
+		echo lab-base
+	else
+		sh "$ROOT/scripts/variant.sh" ref "$(($1 - 1))"
+	fi
+}
+
 # worktree_at DIR COMMIT: a scratch worktree of the kernel tree at DIR,
 # detached at COMMIT (made on first use; later, only the files that differ
 # are rewritten, so builds in it stay incremental).

@@ -21,9 +21,8 @@ command -v ccache >/dev/null 2>&1 && cc="ccache gcc"
 
 for n in $labs; do
 	labdir=$(lab_dir "$n")
-	ls "$labdir"/skeleton/*.patch >/dev/null 2>&1 || continue
-	before=lab-base
-	[ "$n" = 0 ] || before=$(sh "$ROOT/scripts/variant.sh" ref "$((n - 1))")
+	has_skeleton "$n" || continue
+	before=$(state_before "$n")
 	skel=$(sh "$ROOT/scripts/variant.sh" skel "$n")
 	ref=$(sh "$ROOT/scripts/variant.sh" ref "$n")
 	if ! open=$(sh "$ROOT/scripts/variant.sh" open "$n" 2>"$tmp/err"); then

@@ -65,8 +65,7 @@ else
 fi
 
 if [ "$kind" = open ]; then
-	before=lab-base
-	[ "$n" = 0 ] || before=$(sh "$ROOT/scripts/variant.sh" ref "$((n - 1))")
+	before=$(state_before "$n")
 	c=$(sh "$ROOT/scripts/open-commit.sh" "$n" "$before" "$start")
 	git -C "$KSRC" update-ref "$ref" "$c"
 	echo "$key" >"$keyfile"
@@ -86,7 +85,7 @@ for p in $patches; do
 	# A submission made on the open level applies there, and not to
 	# the guided skeleton (a lab with no skeleton has no open level).
 	if [ "$kind" = submission ] && [ -z "${LEVEL:-}" ] &&
-		ls "$labdir"/skeleton/*.patch >/dev/null 2>&1 &&
+		has_skeleton "$n" &&
 		! git -C "$KSRC" apply --check --cached "$p" 2>/dev/null; then
 		open=$(sh "$ROOT/scripts/variant.sh" open "$n") ||
 			die "the open level of lab $n could not be made (see above)."
