@@ -2,7 +2,7 @@
 /*
  * Lab 1, white box: the direct_access operations of brd and pmem, called
  * directly (not through bdev_direct_access(), which shortens requests), and
- * the helper's argument checks.  Runs on the whole disks /dev/ram0 and
+ * the helper's argument checks and its answer to a driver that gives 0.  Runs on the whole disks /dev/ram0 and
  * /dev/pmem0; the partition is checked from user space (direct_access.c).
  */
 #include <kunit/test.h>
@@ -190,6 +190,37 @@ static void helper_refuses_bad_requests(struct kunit *test)
 			    (long)-ERANGE, "-ERANGE far past the end (hint: " HELPER_HINT ")");
 }
 
+static long lab1_gives_nothing(struct block_device *bdev, sector_t sector,
+			       void **kaddr, unsigned long *pfn, long size)
+{
+	return 0;
+}
+
+/*
+ * A driver that gives fewer bytes than min(size, PAGE_SIZE) breaks the
+ * contract, and the callers that walk the device by the count they get
+ * would ask for the same sector for ever: the helper says -EIO.  The
+ * disk's operations are swapped for the length of one call.
+ */
+static void helper_refuses_a_driver_that_gives_nothing(struct kunit *test)
+{
+	struct block_device *bdev = test->priv;
+	const struct block_device_operations *real = bdev->bd_disk->fops;
+	static struct block_device_operations broken;
+	unsigned long pfn;
+	void *kaddr;
+	long ret;
+
+	broken = *real;
+	broken.direct_access = lab1_gives_nothing;
+	bdev->bd_disk->fops = &broken;
+	ret = bdev_direct_access(bdev, 0, &kaddr, &pfn, PAGE_SIZE);
+	bdev->bd_disk->fops = real;
+	KUNIT_EXPECT_EQ_MSG(test, ret, (long)-EIO,
+			    "-EIO when the driver gives 0 bytes of a page (hint: " HELPER_HINT
+			    "; 0 would leave dax_clear_blocks() asking for the same sector for ever)");
+}
+
 /*
  * pmem refuses memory with known bad blocks: a load from poisoned memory is
  * fatal, while the bio path reports an error.  The bad range is marked on
@@ -232,6 +263,7 @@ static struct kunit_case lab1_cases[] = {
 	KUNIT_CASE_PARAM(same_sector_same_memory, lab1_dev_gen_params),
 	KUNIT_CASE_PARAM(helper_refuses_bad_requests, lab1_dev_gen_params),
 	KUNIT_CASE_PARAM(pmem_refuses_bad_blocks, lab1_dev_gen_params),
+	KUNIT_CASE_PARAM(helper_refuses_a_driver_that_gives_nothing, lab1_dev_gen_params),
 	{}
 };
 

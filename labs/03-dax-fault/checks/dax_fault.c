@@ -11,10 +11,13 @@
  * fails or stops short), SIGBUS past EOF and after
  * truncate (also once the blocks belong to another file), a race between
  * faults and truncate, stale data in blocks a store allocates, a store and
- * a write() racing to allocate the same block, and file times.  Every
+ * a write() racing to allocate the same block, file times, and blocks the
+ * device cannot zero (pmem bad blocks) given back.  Every
  * workload ends with e2fsck -fn.
  */
+#include <linux/fiemap.h>
 #include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <pthread.h>
 #include <time.h>
 
@@ -286,6 +289,146 @@ TEST_F(map, a_failed_write_leaves_no_hole_page_over_its_block)
 TEST_F(map, a_short_write_leaves_no_hole_page_over_its_blocks)
 {
 	hole_page_then_a_write_that_fails(_metadata, self->dev, 1);
+}
+
+/* Write a short string to a sysfs file; 0, or -1 with errno set. */
+static int write_sysfs(const char *path, const char *what)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, what, strlen(what));
+	close(fd);
+	return n == (ssize_t)strlen(what) ? 0 : -1;
+}
+
+/*
+ * pmem's known bad blocks cannot be cleared through sysfs, and an emulated
+ * range cannot clear its poison: bind the namespace to nd_pmem again, which
+ * starts an empty list.  /dev/pmem0 must be unused.  0 once it is back.
+ */
+static int pmem0_forget_bad_blocks(void)
+{
+	char link[256], *ns;
+	ssize_t n = readlink("/sys/block/pmem0/device", link, sizeof(link) - 1);
+	struct stat st;
+
+	if (n < 0)
+		return -1;
+	link[n] = '\0';
+	ns = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+	if (write_sysfs("/sys/bus/nd/drivers/nd_pmem/unbind", ns) ||
+	    write_sysfs("/sys/bus/nd/drivers/nd_pmem/bind", ns))
+		return -1;
+	for (int i = 0; i < 100; i++) {
+		if (stat("/dev/pmem0", &st) == 0 && labcheck_blockdev_bytes("pmem0") > 0)
+			return 0;
+		usleep(50 * 1000);
+	}
+	return -1;
+}
+
+/* The device offset of the first block of a file, from FIEMAP; -1 if none. */
+static long long first_block_offset(int fd)
+{
+	struct {
+		struct fiemap map;
+		struct fiemap_extent extent;
+	} fm = { .map = { .fm_length = ~0ULL, .fm_extent_count = 1 } };
+
+	if (ioctl(fd, FS_IOC_FIEMAP, &fm) || fm.map.fm_mapped_extents < 1)
+		return -1;
+	return fm.map.fm_extents[0].fe_physical;
+}
+
+FIXTURE(bad) {
+	int injected;
+};
+
+FIXTURE_SETUP(bad)
+{
+	umount(MNT);
+	self->injected = 0;
+	daxfs_catch_sigbus();
+}
+
+FIXTURE_TEARDOWN(bad)
+{
+	umount(MNT);
+	if (self->injected && pmem0_forget_bad_blocks())
+		TH_LOG("could not clear the bad blocks of /dev/pmem0: the checks after "
+		       "this one may fail on them");
+}
+
+#define HINT_BAD "dax_clear_blocks() failed: ext2_get_blocks() (fs/ext2/inode.c) must " \
+		 "give back the branch ext2_alloc_branch() made (blocks, i_blocks, " \
+		 "quota), as ext2_alloc_branch() does when it fails itself"
+
+/*
+ * Blocks the filesystem cannot zero before it links them (the device
+ * reports them bad) must not stay allocated: write() fails with EIO, a
+ * store raises SIGBUS, and neither leaves a block behind.  pmem0 only:
+ * brd keeps no bad blocks.
+ */
+TEST_F(bad, blocks_that_cannot_be_zeroed_are_given_back)
+{
+	static unsigned char buf[BLK];
+	long long at, before;
+	char bad[64];
+	unsigned char *p;
+	ssize_t n;
+	int fd, bus;
+
+	setup_dax_fs(_metadata, "/dev/pmem0");
+	fd = open(MNT "/f", O_CREAT | O_RDWR, 0644);
+	ASSERT_LE(0, fd);
+	memset(buf, 'B', sizeof(buf));
+	ASSERT_EQ(0, pwrite_all(fd, buf, BLK, 0));
+	at = first_block_offset(fd);
+	REQUIRE_THAT(at > 0, EXPECTED("FIEMAP to give the block of a written file"),
+		     SEEN("%lld (%s)", at, strerror(errno)), HINT("ext2_fiemap()"));
+	/* the 64 blocks after it: where the file's next block goes */
+	snprintf(bad, sizeof(bad), "%lld %ld\n", at / 512 + BLK / 512, 64 * BLK / 512);
+	REQUIRE_THAT(write_sysfs("/sys/block/pmem0/badblocks", bad) == 0,
+		     EXPECTED("to mark sectors %s of pmem0 bad", bad),
+		     SEEN("%s", strerror(errno)), HINT("a kernel without pmem badblocks?"));
+	self->injected = 1;
+	before = st_blocks(fd);
+
+	n = pwrite(fd, buf, BLK, BLK);
+	CHECK_THAT(n < 0 && errno == EIO,
+		   EXPECTED("write() of a block the device cannot zero to fail with EIO"),
+		   SEEN("%zd (%s)", n, n < 0 ? strerror(errno) : "no error"),
+		   HINT("dax_do_io() returns get_block()'s error when it wrote nothing"));
+	CHECK_THAT(st_blocks(fd) == before && lseek(fd, 0, SEEK_END) == BLK,
+		   EXPECTED("after the failed write, st_blocks %lld and size %ld", before,
+			    BLK),
+		   SEEN("st_blocks %lld, size %lld", st_blocks(fd),
+			(long long)lseek(fd, 0, SEEK_END)), HINT(HINT_BAD));
+
+	ASSERT_EQ(0, ftruncate(fd, 2 * BLK));
+	p = daxfs_map(fd, 2 * BLK, PROT_READ | PROT_WRITE, MAP_SHARED);
+	REQUIRE_MAPPED(p);
+	bus = daxfs_touch(p + BLK, 1, 'S', NULL);
+	CHECK_THAT(bus, EXPECTED("a store to a hole the device cannot zero to raise SIGBUS"),
+		   SEEN("the store went through"),
+		   HINT("dax_fault() turns get_block()'s error into VM_FAULT_SIGBUS"));
+	CHECK_THAT(st_blocks(fd) == before,
+		   EXPECTED("after the failed store, st_blocks %lld", before),
+		   SEEN("%lld", st_blocks(fd)), HINT(HINT_BAD));
+	munmap(p, 2 * BLK);
+	close(fd);
+	REQUIRE_THAT(umount(MNT) == 0, EXPECTED("umount " MNT), SEEN("%s", strerror(errno)),
+		     HINT("is a file still open?"));
+	REQUIRE_THAT(pmem0_forget_bad_blocks() == 0,
+		     EXPECTED("to bind pmem0's namespace to nd_pmem again"),
+		     SEEN("%s", strerror(errno)), HINT("pmem_attach_disk(), drivers/nvdimm"));
+	self->injected = 0;
+	CHECK_THAT(labcheck_fsck("/dev/pmem0") == 0,
+		   EXPECTED("e2fsck -fn /dev/pmem0 to find the filesystem clean"),
+		   SEEN("it did not (its report is above)"), HINT(HINT_BAD));
 }
 
 TEST_F(map, past_eof_is_sigbus)

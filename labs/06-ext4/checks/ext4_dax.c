@@ -10,7 +10,8 @@
  * EOF mapped or mappable (no SIGBUS); growing a file with fallocate()
  * does not make bytes stored past its end file data; EXT4_IOC_SWAP_BOOT
  * refuses dax files; data=journal cannot go with dax, at mount or at
- * remount.  Every workload ends with e2fsck -fn.
+ * remount; fsync() works on an ext4 without a journal.  Every workload
+ * ends with e2fsck -fn.
  */
 #define DAXFS_DEFAULT "ext4"
 
@@ -363,6 +364,41 @@ FIXTURE_TEARDOWN(opts)
 	umount(MNT);
 	if (self->kmsg >= 0)
 		close(self->kmsg);
+}
+
+/*
+ * Without a journal, ext4's fsync() writes the inode back through
+ * writeback_single_inode(), which calls the mapping's ->writepages even
+ * when no page is dirty.  A dax file has no pages to write back.
+ */
+TEST_F(opts, fsync_of_a_dax_file_works_without_a_journal)
+{
+	char *mkfs[] = { "mke2fs", "-q", "-F", "-E", "nodiscard", "-t", "ext4",
+			 "-O", "^has_journal", "-b", "4096", "/dev/pmem0", NULL };
+	static unsigned char buf[BLK];
+	int fd, r, err;
+
+	ASSERT_EQ(0, labcheck_spawn(mkfs));
+	REQUIRE_THAT(mount_fs("/dev/pmem0", "dax") == 0,
+		     EXPECTED("mount -o dax of an ext4 without a journal"),
+		     SEEN("%s", strerror(errno)),
+		     HINT("see lab6_ext4_dax_io.mount.*.dax_mount_works_and_says_so"));
+	fd = open(MNT "/f", O_CREAT | O_RDWR, 0644);
+	ASSERT_LE(0, fd);
+	REQUIRE_THAT(is_dax(MNT "/f") == 1, EXPECTED("files of the mount to be DAX"),
+		     SEEN("STATX_ATTR_DAX not set"),
+		     HINT("see lab6_ext4_dax_io.mount.*.dax_mount_works_and_says_so"));
+	memset(buf, 0x5a, sizeof(buf));
+	ASSERT_EQ(0, pwrite_all(fd, buf, BLK, 0));
+	r = fsync(fd);
+	err = errno;
+	CHECK_THAT(r == 0, EXPECTED("fsync() of a written dax file to succeed"),
+		   SEEN("%s", strerror(err)),
+		   HINT("ext4_dax_aops (fs/ext4/inode.c): ext4_dax_writepages() writes back "
+			"what the iomap DAX core keeps in the mapping, and is built only "
+			"with CONFIG_FS_DAX; without it, it must not be in the aops"));
+	close(fd);
+	unmount_and_fsck(_metadata, "/dev/pmem0");
 }
 
 #define HINT_JOURNAL "data=journal puts file data in the journal before it reaches " \
