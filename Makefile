@@ -31,7 +31,7 @@ export LEVEL T V CMD FILES ACCEL BOOT_TIMEOUT CHECK_TIMEOUT APPEND INSTRUCTOR \
 	REF SKEL NVDIMM PATCH BRANCH SUBMISSIONS CONFIGS WORKLOADS ROUNDS UNSANDBOXED \
 	JOBS FORCE SLURM SLURM_WAIT PARTITION TIME MEM CPUS ARGS
 
-.PHONY: help check-lab lab vm vm-run experiment test test-runner mutants grade grade-selftest grade-status \
+.PHONY: help check-lab lab vm vm-run experiment test test-runner mutants bisect-check grade grade-selftest grade-status \
 	docs deps tree \
 	kernel kvm-probe bench clean distclean
 
@@ -50,6 +50,7 @@ help:
 	@echo "                       SKEL=1 LEVEL=open: the open level's)"
 	@echo "  make test            prove the project (runner, labs, mutants, docs)"
 	@echo "  make mutants         each planted bug must fail some check of its lab"
+	@echo "  make bisect-check    every prefix of the reference series builds, boots, passes"
 	@echo "  make check-lab N PATCH=file   a student's patches on the lab-N skeleton"
 	@echo "  make grade [SUBMISSIONS=dir]  every lab (or submission): table, TAP, JUnit"
 	@echo "                       (each built and booted in a sandbox; UNSANDBOXED=1:"
@@ -106,6 +107,9 @@ test-runner:
 
 mutants:
 	@sh scripts/mutants.sh
+
+bisect-check:
+	@sh scripts/bisect-check.sh
 
 grade:
 	@sh scripts/grade.sh

@@ -21,7 +21,7 @@ info "building the kernel (log: ${log#$ROOT/}) ..."
 if ! make -C "$KSRC" O="$KOBJ" -j"$(($(nproc) + 1))" CC="$cc" LOCALVERSION= \
 	KBUILD_BUILD_USER=daxlab KBUILD_BUILD_HOST=labvm >"$log" 2>&1; then
 	echo "----- compiler errors (first 40 lines) -----" >&2
-	grep -E -A3 'error:|Error [0-9]|undefined reference|\*\*\*' "$log" |
+	grep -E -A3 'error:|ERROR:|Error [0-9]|undefined reference|\*\*\*' "$log" |
 		head -n 40 >&2 || tail -n 40 "$log" >&2
 	echo "----- end of errors -----" >&2
 	die "the kernel did not build; nothing was booted." \

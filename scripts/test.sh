@@ -12,7 +12,9 @@
 #     its open level keeps every contract, compiles cleanly, and grades the
 #     reference handed in from either level as the reference
 #  5. lab 7's persistence check fails with an NVDIMM that keeps nothing
-#  6. the reference series and the skeletons are checkpatch-clean
+#  6. the last lab's reference builds with ext2, ext4 and XFS as modules,
+#     and with the new DAX core off; the reference series and the
+#     skeletons are checkpatch-clean
 #  7. the docs build with warnings as errors and load in Chromium
 # Prints one line per part and "N passed, N failed"; exits non-zero on any
 # failure.
@@ -30,7 +32,7 @@ labs=$(list_labs | cut -d' ' -f1)
 parts="runner host-scripts sandbox grading grading-scale"
 for n in $labs; do parts="$parts lab$n"; done
 [ -d "$ROOT/labs/07-capstone" ] && parts="$parts volatile-nvdimm"
-parts="$parts checkpatch docs"
+parts="$parts configs checkpatch docs"
 total=$(echo $parts | wc -w)
 times="$LOGS/test-times"
 [ -f "$times" ] || : >"$times"
@@ -92,6 +94,7 @@ done
 # lab 7's persistence check, with an NVDIMM that keeps nothing
 [ -d "$ROOT/labs/07-capstone" ] &&
 	part volatile-nvdimm sh "$ROOT/tests/persistence/run.sh"
+part configs sh "$ROOT/scripts/prove-configs.sh"
 part checkpatch sh "$ROOT/scripts/checkpatch.sh"
 part docs sh "$ROOT/tests/docs/run.sh"
 echo "$passed passed, $failed failed"

@@ -5,6 +5,8 @@
 #   skel N  lab-base + the reference patches of labs < N + lab N's skeleton
 #   open N  lab N's skeleton + its open level (open-commit.sh)
 #   mutant N FILE   the reference of lab N + a mutant (tests/mutants/labN/)
+#   prefix N K      lab-base + the first K patches of the series (make
+#           bisect-check); N is the lab of the K-th patch
 #   submission N FILE   lab N's skeleton + a student's patch or mbox: on
 #           the guided level, or on the open level when it applies there
 #           and not to the guided one; LEVEL=open or LEVEL=guided: on
@@ -14,6 +16,7 @@
 # Prints the commit id; exits 3 when git apply warned about a submission.
 # Usage: variant.sh ref|skel|open N
 #        variant.sh mutant|submission N FILE
+#        variant.sh prefix N K
 set -eu
 STEP=variant
 . "$(dirname "$0")/lib.sh"
@@ -30,6 +33,19 @@ mutant)
 	patches="$(sh "$ROOT/scripts/series.sh" upto "$n") $3"
 	kind=mutant-$(basename "$3" .patch)
 	;;
+prefix)
+	# The reference makes one commit per patch: the K-th is the prefix.
+	k=${3:-}
+	all=$(sh "$ROOT/scripts/series.sh" upto 99 | wc -l)
+	case "$k" in
+	'' | *[!0-9]*) die "prefix: K must be a number of patches, 1 to $all." ;;
+	esac
+	[ "$k" -ge 1 ] && [ "$k" -le "$all" ] ||
+		die "prefix: K must be a number of patches, 1 to $all (got $k)."
+	top=$(sh "$ROOT/scripts/variant.sh" ref "$(list_labs | tail -n 1 | cut -d' ' -f1)")
+	git -C "$KSRC" rev-parse "$top~$((all - k))"
+	exit 0
+	;;
 open)
 	start=$(sh "$ROOT/scripts/variant.sh" skel "$n")
 	patches="$ROOT/scripts/open-level.py $ROOT/scripts/open-commit.sh"
@@ -43,7 +59,7 @@ submission)
 	esac
 	patches=$3
 	;;
-*) die "unknown variant '$kind' (ref, skel, open, mutant or submission)" ;;
+*) die "unknown variant '$kind' (ref, skel, open, mutant, submission or prefix)" ;;
 esac
 
 key=$(printf '%s %s %s\n' "$kind" "$n" "$(git -C "$KSRC" rev-parse "$start^{commit}")" |

@@ -28,7 +28,7 @@ fi
 
 # Bad arguments fail before anything is installed, unpacked or built.
 asked=0
-for v in "${REF:-}" "${SKEL:-}" "${MUTANT:-}" "${PATCH:-}" "${BRANCH:-}"; do
+for v in "${REF:-}" "${SKEL:-}" "${MUTANT:-}" "${PATCH:-}" "${BRANCH:-}" "${PREFIX:-}"; do
 	[ -n "$v" ] && [ "$v" != 0 ] && asked=$((asked + 1))
 done
 [ "$asked" -le 1 ] || die "REF=, SKEL=, MUTANT=, PATCH= and BRANCH= each choose what" \
@@ -79,10 +79,14 @@ if [ -n "$file" ]; then
 	[ -f "$file" ] || die "$file: no such file."
 	file=$(cd "$(dirname "$file")" && pwd)/$(basename "$file")
 fi
+# PREFIX=K: the first K patches of the series (make bisect-check).
+[ -n "${PREFIX:-}" ] && variant=prefix
 logname=lab$lab
 if [ -n "$variant" ]; then
-	commit=$(sh "$ROOT/scripts/variant.sh" "$variant" "$lab" ${file:+"$file"})
+	commit=$(sh "$ROOT/scripts/variant.sh" "$variant" "$lab" ${file:+"$file"} \
+		${PREFIX:+"$PREFIX"})
 	[ "$variant" = mutant ] && variant=mutant-$(basename "$file" .patch)
+	[ "$variant" = prefix ] && variant=prefix-$PREFIX
 	wt="$BUILD/grade/linux"
 	worktree_at "$wt" "$commit"
 	info "checking the $variant of lab $lab ($(git -C "$wt" log -1 --format=%s))"

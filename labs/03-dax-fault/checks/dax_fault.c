@@ -381,6 +381,14 @@ TEST_F(bad, blocks_that_cannot_be_zeroed_are_given_back)
 	ssize_t n;
 	int fd, bus;
 
+	/*
+	 * ext4 zeroes new blocks with bios (EXT4_GET_BLOCKS_CREATE_ZERO), and
+	 * a write bio clears the bad blocks of an emulated pmem range: the
+	 * zeroing succeeds, and there is nothing to give back.
+	 */
+	if (strcmp(daxfs()->name, "ext2"))
+		SKIP(return, "%s zeroes through the block layer, which clears bad blocks",
+		     daxfs()->name);
 	setup_dax_fs(_metadata, "/dev/pmem0");
 	fd = open(MNT "/f", O_CREAT | O_RDWR, 0644);
 	ASSERT_LE(0, fd);
