@@ -2,7 +2,8 @@
 /*
  * Lab 1, white box: the direct_access operations of brd and pmem, called
  * directly (not through bdev_direct_access(), which shortens requests), and
- * the helper's argument checks and its answer to a driver that gives 0.  Runs on the whole disks /dev/ram0 and
+ * the helper's argument checks; and the helper against a fake driver on a
+ * disk of the suite's own (lab1_helper).  Runs on the whole disks /dev/ram0 and
  * /dev/pmem0; the partition is checked from user space (direct_access.c).
  */
 #include <kunit/test.h>
@@ -190,37 +191,6 @@ static void helper_refuses_bad_requests(struct kunit *test)
 			    (long)-ERANGE, "-ERANGE far past the end (hint: " HELPER_HINT ")");
 }
 
-static long lab1_gives_nothing(struct block_device *bdev, sector_t sector,
-			       void **kaddr, unsigned long *pfn, long size)
-{
-	return 0;
-}
-
-/*
- * A driver that gives fewer bytes than min(size, PAGE_SIZE) breaks the
- * contract, and the callers that walk the device by the count they get
- * would ask for the same sector for ever: the helper says -EIO.  The
- * disk's operations are swapped for the length of one call.
- */
-static void helper_refuses_a_driver_that_gives_nothing(struct kunit *test)
-{
-	struct block_device *bdev = test->priv;
-	const struct block_device_operations *real = bdev->bd_disk->fops;
-	static struct block_device_operations broken;
-	unsigned long pfn;
-	void *kaddr;
-	long ret;
-
-	broken = *real;
-	broken.direct_access = lab1_gives_nothing;
-	bdev->bd_disk->fops = &broken;
-	ret = bdev_direct_access(bdev, 0, &kaddr, &pfn, PAGE_SIZE);
-	bdev->bd_disk->fops = real;
-	KUNIT_EXPECT_EQ_MSG(test, ret, (long)-EIO,
-			    "-EIO when the driver gives 0 bytes of a page (hint: " HELPER_HINT
-			    "; 0 would leave dax_clear_blocks() asking for the same sector for ever)");
-}
-
 /*
  * pmem refuses memory with known bad blocks: a load from poisoned memory is
  * fatal, while the bio path reports an error.  The bad range is marked on
@@ -263,7 +233,6 @@ static struct kunit_case lab1_cases[] = {
 	KUNIT_CASE_PARAM(same_sector_same_memory, lab1_dev_gen_params),
 	KUNIT_CASE_PARAM(helper_refuses_bad_requests, lab1_dev_gen_params),
 	KUNIT_CASE_PARAM(pmem_refuses_bad_blocks, lab1_dev_gen_params),
-	KUNIT_CASE_PARAM(helper_refuses_a_driver_that_gives_nothing, lab1_dev_gen_params),
 	{}
 };
 
@@ -273,7 +242,114 @@ static struct kunit_suite lab1_suite = {
 	.exit = lab1_exit,
 	.test_cases = lab1_cases,
 };
-kunit_test_suite(lab1_suite);
+
+/*
+ * The helper against a driver of the test's own: a disk that is never
+ * added, whose direct_access gives what the case sets, and whose size the
+ * case chooses.  The real disks are never touched.
+ */
+static long lab1_fake_answer;	/* bytes the fake driver gives, < 0: error */
+
+static long lab1_fake_direct_access(struct block_device *bdev, sector_t sector,
+				    void **kaddr, unsigned long *pfn, long size)
+{
+	static u8 page[PAGE_SIZE] __aligned(PAGE_SIZE);
+
+	*kaddr = page;
+	*pfn = 0;
+	return min(lab1_fake_answer, size);
+}
+
+static const struct block_device_operations lab1_fake_fops = {
+	.owner = THIS_MODULE,
+	.direct_access = lab1_fake_direct_access,
+};
+
+/* A fake disk of 4 pages and 3 sectors: its last page is partial. */
+#define LAB1_FAKE_SECTORS (4 * PAGE_SECTORS + 3)
+
+static int lab1_helper_init(struct kunit *test)
+{
+	struct gendisk *disk = blk_alloc_disk(NUMA_NO_NODE);
+
+	if (!disk)
+		return -ENOMEM;
+	disk->fops = &lab1_fake_fops;
+	set_capacity(disk, LAB1_FAKE_SECTORS);
+	lab1_fake_answer = LONG_MAX;
+	test->priv = disk;
+	return 0;
+}
+
+static void lab1_helper_exit(struct kunit *test)
+{
+	put_disk(test->priv);
+}
+
+static long lab1_fake_call(struct kunit *test, sector_t sector, long size, long answer)
+{
+	struct gendisk *disk = test->priv;
+	unsigned long pfn;
+	void *kaddr;
+
+	lab1_fake_answer = answer;
+	return bdev_direct_access(disk->part0, sector, &kaddr, &pfn, size);
+}
+
+/*
+ * Callers walk the device by the count they get back: an answer below
+ * min(size, PAGE_SIZE) would have them ask for the same sector for ever.
+ */
+static void refuses_a_driver_that_gives_too_little(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ_MSG(test, lab1_fake_call(test, 0, PAGE_SIZE, 0), (long)-EIO,
+			    "-EIO when the driver gives 0 bytes of a page (hint: " HELPER_HINT
+			    "; 0 would leave dax_clear_blocks() asking for the same sector "
+			    "for ever)");
+	KUNIT_EXPECT_EQ_MSG(test, lab1_fake_call(test, 0, PAGE_SIZE, 512), (long)-EIO,
+			    "-EIO when the driver gives 512 bytes of a page (hint: " HELPER_HINT
+			    "; the least a driver may give is min(size, PAGE_SIZE))");
+	KUNIT_EXPECT_EQ_MSG(test, lab1_fake_call(test, 0, 2 * PAGE_SIZE, -ENOMEM),
+			    (long)-ENOMEM,
+			    "the driver's own error, unchanged (hint: " HELPER_HINT ")");
+}
+
+static void passes_on_what_the_contract_allows(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ_MSG(test, lab1_fake_call(test, 0, 512, LONG_MAX), 512L,
+			    "512 bytes for a request of 512 (hint: " HELPER_HINT
+			    "; below a page, min(size, PAGE_SIZE) is the size)");
+	KUNIT_EXPECT_EQ_MSG(test, lab1_fake_call(test, 0, 2 * PAGE_SIZE, PAGE_SIZE),
+			    (long)PAGE_SIZE,
+			    "a page for a request of two pages, when the driver has one "
+			    "(hint: " HELPER_HINT ")");
+}
+
+static void refuses_a_partial_last_page(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ_MSG(test, lab1_fake_call(test, 4 * PAGE_SECTORS, PAGE_SIZE, LONG_MAX),
+			    (long)-ERANGE,
+			    "-ERANGE for the last page of a disk of 4 pages and 3 sectors: "
+			    "only 3 sectors of it are the device's (hint: " HELPER_HINT ")");
+	KUNIT_EXPECT_EQ_MSG(test, lab1_fake_call(test, 3 * PAGE_SECTORS, PAGE_SIZE, LONG_MAX),
+			    (long)PAGE_SIZE,
+			    "a page for the last whole page (hint: " HELPER_HINT ")");
+}
+
+static struct kunit_case lab1_helper_cases[] = {
+	KUNIT_CASE(refuses_a_driver_that_gives_too_little),
+	KUNIT_CASE(passes_on_what_the_contract_allows),
+	KUNIT_CASE(refuses_a_partial_last_page),
+	{}
+};
+
+static struct kunit_suite lab1_helper_suite = {
+	.name = "lab1_helper",
+	.init = lab1_helper_init,
+	.exit = lab1_helper_exit,
+	.test_cases = lab1_helper_cases,
+};
+kunit_test_suites(&lab1_suite, &lab1_helper_suite);
 
 MODULE_DESCRIPTION("DAX lab 1: the direct_access operations of brd and pmem");
 MODULE_LICENSE("GPL");

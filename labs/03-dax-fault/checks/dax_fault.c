@@ -416,6 +416,20 @@ TEST_F(bad, blocks_that_cannot_be_zeroed_are_given_back)
 		   SEEN("st_blocks %lld, size %lld", st_blocks(fd),
 			(long long)lseek(fd, 0, SEEK_END)), HINT(HINT_BAD));
 
+	/* block 12 is the first behind an indirect block: a branch of two */
+	n = pwrite(fd, buf, BLK, 12 * BLK);
+	CHECK_THAT(n < 0 && errno == EIO,
+		   EXPECTED("write() of block 12 (a new indirect block and a data block "
+			    "the device cannot zero) to fail with EIO"),
+		   SEEN("%zd (%s)", n, n < 0 ? strerror(errno) : "no error"),
+		   HINT("dax_do_io() returns get_block()'s error when it wrote nothing"));
+	CHECK_THAT(st_blocks(fd) == before && lseek(fd, 0, SEEK_END) == BLK,
+		   EXPECTED("after the failed write of block 12, st_blocks %lld and size %ld",
+			    before, BLK),
+		   SEEN("st_blocks %lld, size %lld", st_blocks(fd),
+			(long long)lseek(fd, 0, SEEK_END)),
+		   HINT(HINT_BAD "; the indirect block too"));
+
 	ASSERT_EQ(0, ftruncate(fd, 2 * BLK));
 	p = daxfs_map(fd, 2 * BLK, PROT_READ | PROT_WRITE, MAP_SHARED);
 	REQUIRE_MAPPED(p);

@@ -16,6 +16,8 @@
 #include <linux/limits.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/writeback.h>
 
@@ -33,17 +35,17 @@ static ssize_t writepages_write(struct file *file, const char __user *ubuf,
 		.range_end = LLONG_MAX,
 	};
 	struct address_space *mapping;
-	char path[PATH_MAX];
+	char *path;
 	struct file *f;
 	int ret = 0;
 
-	if (len >= sizeof(path))
+	if (len >= PATH_MAX)
 		return -EINVAL;
-	if (copy_from_user(path, ubuf, len))
-		return -EFAULT;
-	path[len] = '\0';
-	strim(path);
-	f = filp_open(path, O_RDWR, 0);
+	path = memdup_user_nul(ubuf, len);
+	if (IS_ERR(path))
+		return PTR_ERR(path);
+	f = filp_open(strim(path), O_RDWR, 0);
+	kfree(path);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	mapping = f->f_mapping;
