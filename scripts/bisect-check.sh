@@ -17,9 +17,10 @@ all=$(echo "$series" | wc -l)
 first=${1:-1}
 last=${2:-$all}
 began=$(date +%s)
-rm -f "$LOGS/bisect-failed"
 k=0
-echo "$series" | while read -r lab file; do
+# A here-document, not a pipe: the loop runs in this shell, so ok and
+# not_ok count for summary.
+while read -r lab file; do
 	k=$((k + 1))
 	[ "$k" -ge "$first" ] && [ "$k" -le "$last" ] || continue
 	n=${lab#lab}
@@ -33,22 +34,19 @@ echo "$series" | while read -r lab file; do
 		filter=${filter%,}
 	fi
 	log="$LOGS/bisect-$k.log"
-	T=$filter PREFIX=$k REF= SKEL= MUTANT= sh "$ROOT/scripts/vm.sh" check "$n" >"$log" 2>&1
+	T=$filter PREFIX=$k REF= SKEL= MUTANT= sh "$ROOT/scripts/vm.sh" check "$n" \
+		>"$log" 2>&1 </dev/null
 	rc=$?
 	report="$LOGS/prefix-$k-lab$n/report.txt"
 	now=$(date +%s)
 	took="$(((now - began) / 60))m$(((now - began) % 60))s"
 	if [ "$rc" = 0 ] && [ -f "$report" ]; then
-		echo "ok - [$k/$all] $file: $want: $(tail -n 1 "$report") ($took elapsed)"
+		ok "[$k/$all] $file: $want: $(tail -n 1 "$report") ($took elapsed)"
 	else
-		echo "not ok - [$k/$all] $file: $want (log: ${log#$ROOT/}):"
+		not_ok "[$k/$all] $file: $want (log: ${log#$ROOT/}):"
 		grep -E '^(FAIL|NOT RUN) |error' "$log" | head -n 10 | sed 's/^/    /'
-		echo failed >"$LOGS/bisect-failed"
 	fi
-done
-if [ -f "$LOGS/bisect-failed" ]; then
-	rm -f "$LOGS/bisect-failed"
-	echo "bisect-check: a prefix of the series failed (above)"
-	exit 1
-fi
-echo "bisect-check: patches $first-$last each build, boot and pass their checks"
+done <<EOF2
+$series
+EOF2
+summary "bisect-check, patches $first-$last"

@@ -15,9 +15,7 @@
  * device cannot zero (pmem bad blocks) given back.  Every
  * workload ends with e2fsck -fn.
  */
-#include <linux/fiemap.h>
 #include <linux/fs.h>
-#include <sys/ioctl.h>
 #include <pthread.h>
 #include <time.h>
 
@@ -330,19 +328,6 @@ static int pmem0_forget_bad_blocks(void)
 	return -1;
 }
 
-/* The device offset of the first block of a file, from FIEMAP; -1 if none. */
-static long long first_block_offset(int fd)
-{
-	struct {
-		struct fiemap map;
-		struct fiemap_extent extent;
-	} fm = { .map = { .fm_length = ~0ULL, .fm_extent_count = 1 } };
-
-	if (ioctl(fd, FS_IOC_FIEMAP, &fm) || fm.map.fm_mapped_extents < 1)
-		return -1;
-	return fm.map.fm_extents[0].fe_physical;
-}
-
 FIXTURE(bad) {
 	int injected;
 };
@@ -394,7 +379,7 @@ TEST_F(bad, blocks_that_cannot_be_zeroed_are_given_back)
 	ASSERT_LE(0, fd);
 	memset(buf, 'B', sizeof(buf));
 	ASSERT_EQ(0, pwrite_all(fd, buf, BLK, 0));
-	at = first_block_offset(fd);
+	at = fiemap_physical(fd, 0);
 	REQUIRE_THAT(at > 0, EXPECTED("FIEMAP to give the block of a written file"),
 		     SEEN("%lld (%s)", at, strerror(errno)), HINT("ext2_fiemap()"));
 	/* the 64 blocks after it: where the file's next block goes */
