@@ -10,12 +10,15 @@
  * EOF mapped or mappable (no SIGBUS); growing a file with fallocate()
  * does not make bytes stored past its end file data; EXT4_IOC_SWAP_BOOT
  * refuses dax files; data=journal cannot go with dax, at mount or at
- * remount; writeback of a dax file succeeds.  Every workload ends with
+ * remount; writeback of a dax file succeeds; each dax mode the mount
+ * accepts (always, never, inode) is the one its files get, and a mode it
+ * cannot honour is refused with a message.  Every workload ends with
  * e2fsck -fn.
  */
 #define DAXFS_DEFAULT "ext4"
 
 #include <linux/falloc.h>
+#include <linux/fs.h>
 #include <linux/mman.h>
 
 #include "labcheck.h"
@@ -409,6 +412,95 @@ TEST_F(opts, writeback_of_a_dax_file_succeeds)
 		   HINT("ext4_dax_aops (fs/ext4/inode.c): ext4_dax_writepages() writes back "
 			"what the iomap DAX core keeps in the mapping, and without "
 			"CONFIG_FS_DAX fails with EOPNOTSUPP: it must not be there"));
+	unmount_and_fsck(_metadata, "/dev/pmem0");
+}
+
+#define HINT_MODES "ext4_parse_param() (fs/ext4/super.c): without CONFIG_FS_DAX, dax is " \
+		   "all (dax, dax=always) or nothing (dax=never); dax=inode, which 6.1 " \
+		   "documents as per file (FS_XFLAG_DAX), must be refused with a message"
+
+/* Set FS_XFLAG_DAX on path (what chattr +x does); 0 or an errno. */
+static int set_dax_xflag(const char *path)
+{
+	struct fsxattr fsx;
+	int fd = open(path, O_RDONLY), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (ioctl(fd, FS_IOC_FSGETXATTR, &fsx))
+		err = errno;
+	fsx.fsx_xflags |= FS_XFLAG_DAX;
+	if (!err && ioctl(fd, FS_IOC_FSSETXATTR, &fsx))
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * 6.1 documents three dax modes for ext4 (Documentation/filesystems/dax.rst):
+ * always, every regular file; never, none; inode, the files that have
+ * FS_XFLAG_DAX.  What /proc/mounts says must be what the files get: a mode
+ * the mount accepts is honoured, one it cannot honour is refused, saying
+ * so.  f carries FS_XFLAG_DAX, g does not.
+ */
+TEST_F(opts, each_dax_mode_is_honoured_or_refused)
+{
+	int r, err;
+
+	REQUIRE_THAT(mount_fs("/dev/pmem0", "dax=always") == 0,
+		     EXPECTED("mount -o dax=always"), SEEN("%s", strerror(errno)),
+		     HINT("see lab6_ext4_dax_io.mount.*.dax_mount_works_and_says_so"));
+	for (const char *const *f = (const char *const[]){ MNT "/f", MNT "/g", NULL }; *f; f++) {
+		int fd = open(*f, O_CREAT | O_RDWR, 0644);
+
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, pwrite_all(fd, "data", 4, 0));
+		close(fd);
+	}
+	CHECK_THAT(is_dax(MNT "/f") == 1 && is_dax(MNT "/g") == 1,
+		   EXPECTED("dax=always: every regular file DAX"),
+		   SEEN("f %d, g %d (STATX_ATTR_DAX)", is_dax(MNT "/f"), is_dax(MNT "/g")),
+		   HINT(HINT_MODES));
+	CHECK_THAT(labcheck_has_opt(labcheck_mount_opts(MNT), "dax=always"),
+		   EXPECTED("/proc/mounts to say dax=always"),
+		   SEEN("%s", labcheck_mount_opts(MNT)), HINT(HINT_MODES));
+	err = set_dax_xflag(MNT "/f");
+	REQUIRE_THAT(err == 0, EXPECTED("FS_IOC_FSSETXATTR to set FS_XFLAG_DAX on a file"),
+		     SEEN("%s", strerror(err)),
+		     HINT("6.1 ext4 takes the flag whatever the mount's dax mode"));
+	ASSERT_EQ(0, umount(MNT));
+
+	ASSERT_EQ(0, mount_fs("/dev/pmem0", "dax=never"));
+	CHECK_THAT(is_dax(MNT "/f") == 0 && is_dax(MNT "/g") == 0,
+		   EXPECTED("dax=never: no DAX file, not even one with FS_XFLAG_DAX"),
+		   SEEN("f %d, g %d (STATX_ATTR_DAX)", is_dax(MNT "/f"), is_dax(MNT "/g")),
+		   HINT(HINT_MODES));
+	CHECK_THAT(labcheck_has_opt(labcheck_mount_opts(MNT), "dax=never"),
+		   EXPECTED("/proc/mounts to say dax=never"),
+		   SEEN("%s", labcheck_mount_opts(MNT)), HINT(HINT_MODES));
+	ASSERT_EQ(0, umount(MNT));
+
+	self->kmsg = labcheck_kmsg_open();
+	r = mount_fs("/dev/pmem0", "dax=inode");
+	err = errno;
+	if (r == 0) {
+		CHECK_THAT(is_dax(MNT "/f") == 1 && is_dax(MNT "/g") == 0,
+			   EXPECTED("dax=inode, accepted: f (FS_XFLAG_DAX) DAX and g not, "
+				    "or the mount refused"),
+			   SEEN("it mounted (%s); f %d, g %d (STATX_ATTR_DAX)",
+				labcheck_mount_opts(MNT), is_dax(MNT "/f"), is_dax(MNT "/g")),
+			   HINT(HINT_MODES));
+	} else {
+		CHECK_THAT(err == EINVAL && labcheck_kmsg_grep(self->kmsg, "dax=inode"),
+			   EXPECTED("dax=inode refused with EINVAL and a kernel message "
+				    "naming dax=inode"),
+			   SEEN("%s, %s", strerror(err),
+				labcheck_kmsg_grep(self->kmsg, "dax=inode") ?
+				"a message" : "no message"),
+			   HINT(HINT_MODES));
+	}
+	if (r != 0)
+		ASSERT_EQ(0, mount_fs("/dev/pmem0", "dax=never"));
 	unmount_and_fsck(_metadata, "/dev/pmem0");
 }
 
