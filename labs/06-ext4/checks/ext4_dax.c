@@ -437,6 +437,22 @@ static int set_dax_xflag(const char *path)
 }
 
 /*
+ * The mount on MNT says mode in /proc/mounts, and f and g are DAX files
+ * (STATX_ATTR_DAX) as want_f and want_g say; what is the rule, in words.
+ */
+static void expect_dax_mode(struct __test_metadata *_metadata, const char *mode,
+			    int want_f, int want_g, const char *what)
+{
+	CHECK_THAT(is_dax(MNT "/f") == want_f && is_dax(MNT "/g") == want_g,
+		   EXPECTED("%s: %s (f %d, g %d)", mode, what, want_f, want_g),
+		   SEEN("f %d, g %d (STATX_ATTR_DAX)", is_dax(MNT "/f"), is_dax(MNT "/g")),
+		   HINT(HINT_MODES));
+	CHECK_THAT(labcheck_has_opt(labcheck_mount_opts(MNT), mode),
+		   EXPECTED("/proc/mounts to say %s", mode),
+		   SEEN("%s", labcheck_mount_opts(MNT)), HINT(HINT_MODES));
+}
+
+/*
  * 6.1 documents three dax modes for ext4 (Documentation/filesystems/dax.rst):
  * always, every regular file; never, none; inode, the files that have
  * FS_XFLAG_DAX.  What /proc/mounts says must be what the files get: a mode
@@ -457,13 +473,7 @@ TEST_F(opts, each_dax_mode_is_honoured_or_refused)
 		ASSERT_EQ(0, pwrite_all(fd, "data", 4, 0));
 		close(fd);
 	}
-	CHECK_THAT(is_dax(MNT "/f") == 1 && is_dax(MNT "/g") == 1,
-		   EXPECTED("dax=always: every regular file DAX"),
-		   SEEN("f %d, g %d (STATX_ATTR_DAX)", is_dax(MNT "/f"), is_dax(MNT "/g")),
-		   HINT(HINT_MODES));
-	CHECK_THAT(labcheck_has_opt(labcheck_mount_opts(MNT), "dax=always"),
-		   EXPECTED("/proc/mounts to say dax=always"),
-		   SEEN("%s", labcheck_mount_opts(MNT)), HINT(HINT_MODES));
+	expect_dax_mode(_metadata, "dax=always", 1, 1, "every regular file DAX");
 	err = set_dax_xflag(MNT "/f");
 	REQUIRE_THAT(err == 0, EXPECTED("FS_IOC_FSSETXATTR to set FS_XFLAG_DAX on a file"),
 		     SEEN("%s", strerror(err)),
@@ -471,13 +481,8 @@ TEST_F(opts, each_dax_mode_is_honoured_or_refused)
 	ASSERT_EQ(0, umount(MNT));
 
 	ASSERT_EQ(0, mount_fs("/dev/pmem0", "dax=never"));
-	CHECK_THAT(is_dax(MNT "/f") == 0 && is_dax(MNT "/g") == 0,
-		   EXPECTED("dax=never: no DAX file, not even one with FS_XFLAG_DAX"),
-		   SEEN("f %d, g %d (STATX_ATTR_DAX)", is_dax(MNT "/f"), is_dax(MNT "/g")),
-		   HINT(HINT_MODES));
-	CHECK_THAT(labcheck_has_opt(labcheck_mount_opts(MNT), "dax=never"),
-		   EXPECTED("/proc/mounts to say dax=never"),
-		   SEEN("%s", labcheck_mount_opts(MNT)), HINT(HINT_MODES));
+	expect_dax_mode(_metadata, "dax=never", 0, 0,
+			"no DAX file, not even one with FS_XFLAG_DAX");
 	ASSERT_EQ(0, umount(MNT));
 
 	self->kmsg = labcheck_kmsg_open();
