@@ -36,6 +36,7 @@ cc -static -O2 -g -Wall -Wextra -D_GNU_SOURCE -I"$ROOT/labs/common" \
 	-o "$out/$name" "$src" -lpthread ||
 	die "${src#$ROOT/} did not compile (errors above): fix what you changed" \
 		"(git diff ${src#$ROOT/}), or git checkout it to start again."
-lab=$(expr "$(basename "${src%/experiments/*}" | cut -d- -f1)" + 0)
+# The lab's number, without its leading zero (expr would exit 1 on lab 0).
+lab=$(basename "${src%/experiments/*}" | cut -d- -f1 | sed 's/^0\([0-9]\)$/\1/')
 info "running ${src#$ROOT/} in the VM (lab $lab's experiment)"
 CMD="./$name ${ARGS:-}" FILES=$out exec sh "$ROOT/scripts/vm.sh" run "${N:-}"

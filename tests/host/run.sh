@@ -42,6 +42,11 @@ expect "make experiment without NAME lists the experiments" '!0' \
 	'say which experiment.*|The experiments are' -- make -s experiment
 expect "an unknown experiment lists the experiments" '!0' \
 	'there is no experiment "nosuch"' -- make -s experiment NAME=nosuch
+# Lab 0's number is 00: the experiment must still reach the VM step (N=99,
+# no such lab, stops it there, before anything is built or booted).
+expect "make experiment of lab 0 gets as far as the VM" '!0' \
+	"running labs/00-machine/experiments/page-cache-copy.c in the VM \\(lab 0's" -- \
+	make -s experiment NAME=page-cache-copy N=99
 # Every lab page's experiment compiles, warning-free, as make experiment
 # compiles it: a student starts from a program that builds.
 for src in "$ROOT"/labs/*/experiments/*.c; do
