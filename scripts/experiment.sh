@@ -8,12 +8,16 @@ set -eu
 STEP=experiment
 . "$(dirname "$0")/lib.sh"
 name=${1:-}
+# The number of the lab an experiment is in: labs/07-capstone/... -> 7.
+lab_of() {
+	n=${1#"$ROOT"/labs/}
+	n=${n%%-*}
+	echo "${n#0}"
+}
 list() {
 	for f in "$ROOT"/labs/*/experiments/*.c; do
 		[ -f "$f" ] || continue
-		d=${f%/experiments/*}
-		printf '  %-28s lab %d: %s\n' "$(basename "$f" .c)" \
-			"$(expr "$(basename "$d" | cut -d- -f1)" + 0)" \
+		printf '  %-28s lab %d: %s\n' "$(basename "$f" .c)" "$(lab_of "$f")" \
 			"$(sed -n 's/^ \* *What it shows: *//p' "$f" | head -n 1)"
 	done
 }
@@ -36,7 +40,6 @@ cc -static -O2 -g -Wall -Wextra -D_GNU_SOURCE -I"$ROOT/labs/common" \
 	-o "$out/$name" "$src" -lpthread ||
 	die "${src#$ROOT/} did not compile (errors above): fix what you changed" \
 		"(git diff ${src#$ROOT/}), or git checkout it to start again."
-# The lab's number, without its leading zero (expr would exit 1 on lab 0).
-lab=$(basename "${src%/experiments/*}" | cut -d- -f1 | sed 's/^0\([0-9]\)$/\1/')
+lab=$(lab_of "$src")
 info "running ${src#$ROOT/} in the VM (lab $lab's experiment)"
 CMD="./$name ${ARGS:-}" FILES=$out exec sh "$ROOT/scripts/vm.sh" run "${N:-}"
