@@ -3,7 +3,8 @@
 from the per-boot configuration labvm packed, then behaves as FAKE_QEMU
 says: "hang" never answers; "pass" runs one suite, says DONE and exits at
 once (as a guest that powers off quickly); "forge" prints a DONE with a
-wrong nonce and hangs."""
+wrong nonce and hangs; "bench" is a run of bench/daxbench.c that
+measured seq-read-4k."""
 
 import os
 import sys
@@ -24,6 +25,12 @@ if mode == "forge":
     out.write("@@%s DONE\n" % ("f" * 16))
     out.flush()
     time.sleep(30)
+if mode == "bench":
+    lines = ["READY uptime=1.00", "BEGIN run cmd", "bench: seq-read-4k 123.4 MB/s",
+             "END run rc=0", "DONE"]
+    out.write("".join(line + "\n" if line.startswith("bench:") else
+                      "@@%s %s\n" % (nonce, line) for line in lines))
+    sys.exit(0)
 for line in ["READY uptime=1.00", "BEGIN s prog", None, "END s rc=0 cs=1", "DONE"]:
     out.write("@@%s %s\n" % (nonce, line) if line else
               "# labcheck-plan a\n#  RUN           global.a ...\nok 1 global.a\n")

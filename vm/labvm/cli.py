@@ -14,7 +14,9 @@ from labvm.run import run_vm
 from labvm.verdict import verdicts
 
 
-def main():
+def parser():
+    """The runner's options and their defaults: also what bench/bench.py
+    boots with, so a new option cannot leave it behind."""
     ap = argparse.ArgumentParser(
         prog="labvm", description=labvm.__doc__.split("\n")[0])
     ap.add_argument("mode", choices=["check", "shell", "run", "parse"])
@@ -46,7 +48,11 @@ def main():
     ap.add_argument("--planned", help="file of suite:kind lines")
     ap.add_argument("--end", default="done")
     ap.add_argument("--nonce")
-    args = ap.parse_args()
+    return ap
+
+
+def main():
+    args = parser().parse_args()
 
     for name in ("boot_timeout", "check_timeout", "stall_timeout"):
         if getattr(args, name) <= 0:
