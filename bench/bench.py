@@ -132,28 +132,30 @@ def summarize(results, configs, workloads, failures, out, meta):
     """results: (config, round, workload, value, unit).  Writes
     summary.inc, bars.inc and plot data; returns the bars' verdicts."""
     units = {w: u for (_, _, w, _, u) in results}
+    none = "\u2013"    # an en dash: a lone "-" in a cell is a bullet list
     rows = []
     for w in workloads:
         for c in configs:
             vals = sorted(v for (cc, _, ww, v, _) in results if cc == c and ww == w)
             if not vals:
                 if w in workloads_of(c, [w]):
-                    rows.append([w, c, "-", "-", "-", "-", "-", "-", "-"])
+                    rows.append([w, c, "no result"] + [none] * 3)
                 continue
             med = statistics.median(vals)
             base = median_of(results, BASELINE, w)
             up = median_of(results, COUNTERPART.get(c, ""), w)
             top = median_of(results, CEILING, w)
             fmt = "%.3f" if w == "pagecache-growth" else "%.0f"
-            ratio = lambda x: "%.2fx" % (med / x) if x and w in RATES else "-"  # noqa: E731
-            rows.append([w, c, fmt % vals[0], fmt % med, fmt % vals[-1],
-                         units.get(w, ""), ratio(base) if c != BASELINE else "-",
-                         ratio(up), ratio(top) if c != CEILING else "-"])
+            ratio = lambda x: "%.2fx" % (med / x) if x and w in RATES else none  # noqa: E731
+            figure = "%s %s (%s%s%s)" % (fmt % med, units.get(w, ""), fmt % vals[0], none,
+                                         fmt % vals[-1])
+            rows.append([w, c, figure, ratio(base) if c != BASELINE else none,
+                         ratio(up), ratio(top) if c != CEILING else none])
     with open(os.path.join(out, "summary.inc"), "w") as f:
-        f.write(".. list-table:: Each figure: min / median / max of %d runs; the "
-                "ratios compare medians\n" % meta["rounds"])
+        f.write(".. list-table:: Each figure: the median of %d runs (their min%smax); the "
+                "ratios compare medians\n" % (meta["rounds"], none))
         f.write("   :header-rows: 1\n   :class: bench\n\n")
-        head = ["workload", "configuration", "min", "median", "max", "unit",
+        head = ["workload", "configuration", "median (min%smax)" % none,
                 "vs page cache", "vs upstream", "vs memcpy"]
         for r in [head] + rows:
             f.write("   * - " + "\n     - ".join("``%s``" % x if i < 2 and r is not head

@@ -153,6 +153,7 @@ mkdir -p "$scratch/bench"
 		echo "lab-dax,$r,seq-read-1m,150,MB/s"
 		echo "upstream-dax,$r,seq-read-1m,300,MB/s"
 		echo "memcpy,$r,seq-read-1m,200,MB/s"
+		echo "pmem-direct,$r,seq-read-1m,100,MB/s"
 	done
 } >"$scratch/bench/results.csv"
 expect "bench: a lab DAX below 0.8x upstream misses its bar" 0 \
@@ -163,6 +164,9 @@ expect "bench: lab DAX read is reported as a fraction of one memcpy" 0 \
 	python3 bench/bench.py report --out "$scratch/bench" --workloads seq-read-1m
 expect "bench: the table has the memcpy column" 0 '0.75x' -- \
 	grep -A9 '``lab-dax``' "$scratch/bench/summary.inc"
+expect "bench: lab DAX read is compared with the kernel's own copy" 0 \
+	"lab-dax seq-read-1m: 1.50x the kernel's own copy" -- \
+	cat "$scratch/bench/bars.inc"
 
 # Missing packages as a normal user: the exact command, nothing installed.
 mkdir -p "$scratch/bin"
