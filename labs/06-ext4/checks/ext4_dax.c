@@ -8,7 +8,10 @@
  * both unaligned, zero the edge bytes on the device (seen through a
  * mapping made before), free the whole blocks, and leave the pages inside
  * EOF mapped or mappable (no SIGBUS); growing a file with fallocate()
- * does not make bytes stored past its end file data; EXT4_IOC_SWAP_BOOT
+ * does not make bytes stored past its end file data; loads and private
+ * stores racing with hole punching and zero range map nothing of the
+ * range once fallocate() returns, even when another file has taken its
+ * freed blocks; EXT4_IOC_SWAP_BOOT
  * refuses dax files; data=journal cannot go with dax, at mount or at
  * remount; writeback of a dax file succeeds; each dax mode the mount
  * accepts (always, never, inode) is the one its files get, and a mode it
@@ -20,6 +23,8 @@
 #include <linux/falloc.h>
 #include <linux/fs.h>
 #include <linux/mman.h>
+#include <pthread.h>
+#include <time.h>
 
 #include "labcheck.h"
 #include "daxfs.h"
@@ -345,6 +350,238 @@ TEST_F(ext4, map_sync_is_refused)
 	CHECK_THAT(daxfs_touch(p, 1, 0x42, NULL) == 0, EXPECTED("a store through it"),
 		   SEEN("SIGBUS"), HINT(HINT_ALLOC));
 	munmap(p, BLK);
+	close(fd);
+	unmount_and_fsck(_metadata, self->dev);
+}
+
+/* ---- loads and private stores racing with hole punching, block reuse ---- */
+
+#define REUSE_PAGES 32
+#define REUSE_LEN (REUSE_PAGES * BLK)
+#define REUSE_SLACK 8		/* blocks left free besides the victim's */
+#define REUSE_SECONDS 3		/* then stop, once REUSE_MIN_ROUNDS are done */
+#define REUSE_MIN_ROUNDS 10
+#define REUSE_MAX_SECONDS 60	/* fewer rounds by then: something is slow */
+#define REUSE_MARK 0x11		/* what a private store puts at a page's byte 0 */
+
+struct reuse {
+	unsigned char *shared, *private;	/* the victim's two mappings */
+	pthread_barrier_t start, end;		/* main and the two faulters */
+	int go, stop;				/* __atomic */
+	unsigned long faults;			/* __atomic */
+};
+
+/* The byte a victim of round r holds: never 0, never REUSE_MARK. */
+static unsigned char reuse_byte(int r)
+{
+	return 0x80 | (r & 0x7f);
+}
+
+/*
+ * Fault, and fault again: a load through the shared mapping and a store
+ * through the private one, on a random page whose page tables were just
+ * dropped, for as long as the round goes on.
+ */
+static void *reuse_faulter(void *arg)
+{
+	struct reuse *r = arg;
+	unsigned int st = (unsigned int)(uintptr_t)&st;
+
+	for (;;) {
+		pthread_barrier_wait(&r->start);
+		if (__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE))
+			return NULL;
+		while (__atomic_load_n(&r->go, __ATOMIC_ACQUIRE)) {
+			long page = rand_r(&st) % REUSE_PAGES;
+			unsigned char *s = r->shared + page * BLK;
+			unsigned char *p = r->private + page * BLK;
+
+			madvise(s, BLK, MADV_DONTNEED);
+			daxfs_touch(s + rand_r(&st) % BLK, 0, 0, NULL);
+			madvise(p, BLK, MADV_DONTNEED);	/* the private copy goes */
+			daxfs_touch(p, 1, REUSE_MARK, NULL);
+			__atomic_add_fetch(&r->faults, 1, __ATOMIC_RELAXED);
+		}
+		pthread_barrier_wait(&r->end);
+	}
+}
+
+/* A file of REUSE_LEN bytes of c, or -1 with errno. */
+static int reuse_file(const char *path, unsigned char c)
+{
+	static unsigned char buf[REUSE_LEN];
+	int fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0644);
+
+	memset(buf, c, sizeof(buf));
+	if (fd >= 0 && (pwrite_all(fd, buf, REUSE_LEN, 0) || fsync(fd))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Fill the file system with unwritten extents until it has no room left. */
+static void reuse_fill(struct __test_metadata *_metadata)
+{
+	int fd = open(MNT "/fill", O_CREAT | O_RDWR, 0644);
+	int slack = open(MNT "/slack", O_CREAT | O_RDWR, 0644);
+	off_t end = 0;
+
+	ASSERT_LE(0, fd);
+	ASSERT_LE(0, slack);
+	ASSERT_EQ(0, fallocate(slack, 0, 0, REUSE_SLACK * BLK));
+	for (long step = MIB; step >= BLK; step /= 16)
+		while (fallocate(fd, 0, end, step) == 0)
+			end += step;
+	REQUIRE_THAT(errno == ENOSPC, EXPECTED("fallocate() to fill the file system"),
+		     SEEN("%s after %lld bytes", strerror(errno), (long long)end),
+		     HINT("ext4_fallocate() on a dax file"));
+	close(fd);
+	close(slack);
+	ASSERT_EQ(0, unlink(MNT "/slack"));
+	sync();		/* the slack's blocks can be allocated again */
+}
+
+/*
+ * After the round's fallocate() returned, and another file may have taken
+ * the freed blocks: every byte of the victim reads 0 through its shared
+ * mapping.  Its private mapping may keep copies made before the punch
+ * (they are anonymous pages, which hole punching leaves alone): 0 or the
+ * victim's old byte, and the mark a private store put at a page's byte 0.
+ * The first offset that does not (*seen: its byte, *which: the mapping),
+ * or -1.
+ */
+static long reuse_scan(struct reuse *r, unsigned char old, unsigned char *seen,
+		       const char **which)
+{
+	for (long off = 0; off < REUSE_LEN; off++) {
+		unsigned char s = 0, p = 0;
+
+		*which = "shared";
+		if (daxfs_touch(r->shared + off, 0, 0, &s) || s) {
+			*seen = s;	/* 0: SIGBUS inside EOF */
+			return off;
+		}
+		*which = "private";
+		if (daxfs_touch(r->private + off, 0, 0, &p) ||
+		    !(p == 0 || p == old || (off % BLK == 0 && p == REUSE_MARK))) {
+			*seen = p;
+			return off;
+		}
+	}
+	return -1;
+}
+
+/*
+ * A load or a private store that faults while a range is punched or
+ * zeroed must not map a block of the range once fallocate() has returned:
+ * the block is freed (punch) or unwritten (zero range), and the next
+ * allocation gives a freed one to another file.  The file system is full,
+ * so another file does take them, with another byte: a mapping that kept
+ * one shows that file's data.
+ */
+TEST_F(ext4, faults_racing_with_punch_hole_never_map_a_freed_block)
+{
+	static unsigned char again[REUSE_LEN];
+	struct reuse r = { 0 };
+	unsigned char seen = 0;
+	const char *which = "";
+	const char *what = "";
+	long bad = -1;
+	int round, fd, victim = 0;	/* the file is MNT "/victimN" */
+	pthread_t t[2];
+	time_t start = time(NULL);
+
+	setup_dax_fs(_metadata, self->dev);
+	fd = reuse_file(MNT "/victim0", reuse_byte(0));
+	REQUIRE_THAT(fd >= 0, EXPECTED("to write " MNT "/victim0"), SEEN("%s", strerror(errno)),
+		     HINT(HINT_ALLOC));
+	reuse_fill(_metadata);
+	ASSERT_EQ(0, pthread_barrier_init(&r.start, NULL, 3));
+	ASSERT_EQ(0, pthread_barrier_init(&r.end, NULL, 3));
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, reuse_faulter, &r));
+
+	for (round = 0;; round++) {
+		long elapsed = time(NULL) - start;
+		int punch = round % 2 == 0;
+		char path[64];
+		int next = -1;
+
+		if ((elapsed >= REUSE_SECONDS && round >= REUSE_MIN_ROUNDS) ||
+		    elapsed >= REUSE_MAX_SECONDS)
+			break;
+		what = punch ? "punching a hole" : "zeroing a range";
+		r.shared = daxfs_map(fd, REUSE_LEN, PROT_READ, MAP_SHARED);
+		r.private = daxfs_map(fd, REUSE_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE);
+		ASSERT_NE(NULL, r.shared);
+		ASSERT_NE(NULL, r.private);
+		__atomic_store_n(&r.go, 1, __ATOMIC_RELEASE);
+		pthread_barrier_wait(&r.start);
+		usleep(rand() % 500);		/* the faulters are at it */
+		REQUIRE_THAT(fallocate(fd, FALLOC_FL_KEEP_SIZE | (punch ? FALLOC_FL_PUNCH_HOLE :
+								  FALLOC_FL_ZERO_RANGE),
+				       0, REUSE_LEN) == 0,
+			     EXPECTED("%s over the whole file to succeed", what),
+			     SEEN("%s", strerror(errno)), HINT(HINT_ZERO));
+		__atomic_store_n(&r.go, 0, __ATOMIC_RELEASE);
+		pthread_barrier_wait(&r.end);
+
+		/* freed blocks can be allocated again once the journal commits */
+		ASSERT_EQ(0, fsync(fd));
+		if (punch) {
+			snprintf(path, sizeof(path), MNT "/victim%d", victim + 1);
+			next = reuse_file(path, reuse_byte(round + 1));
+			REQUIRE_THAT(next >= 0,
+				     EXPECTED("another file to take the blocks the hole freed"),
+				     SEEN("%s", strerror(errno)),
+				     HINT("were the blocks of the hole freed?"));
+		}
+		bad = reuse_scan(&r, reuse_byte(round), &seen, &which);
+		munmap(r.shared, REUSE_LEN);
+		munmap(r.private, REUSE_LEN);
+		if (bad >= 0) {
+			if (next >= 0)
+				close(next);
+			break;
+		}
+		if (punch) {			/* the new file is the next victim */
+			close(fd);
+			snprintf(path, sizeof(path), MNT "/victim%d", victim++);
+			ASSERT_EQ(0, unlink(path));
+			fd = next;
+		} else {			/* written again, with the next byte */
+			memset(again, reuse_byte(round + 1), REUSE_LEN);
+			ASSERT_EQ(0, pwrite_all(fd, again, REUSE_LEN, 0));
+		}
+	}
+	__atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
+	pthread_barrier_wait(&r.start);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	TH_LOG("%d rounds, %lu faults", round + (bad >= 0), r.faults);
+	CHECK_THAT(bad < 0,
+		   EXPECTED("once %s returned, only zeros through the shared mapping, and "
+			    "zeros or copies made before through the private one", what),
+		   SEEN("%#x at offset %ld of the %s mapping, in round %d: %s", seen, bad,
+			which, round,
+			seen == reuse_byte(round + 1) ? "another file's data, in a freed block" :
+			seen == reuse_byte(round) ? "the bytes the range had: a stale mapping" :
+			seen == REUSE_MARK ? "a private store's byte, in a shared mapping" :
+			seen ? "a byte nobody wrote" : "SIGBUS inside EOF"),
+		   HINT("a fault must map nothing of the range once fallocate() has unmapped "
+			"it: ext4_dax_bh_fault() (fs/ext4/file.c, TODO 4) holds "
+			"invalidate_lock shared across dax_fault(), loads and private "
+			"stores too, and the punch holds it exclusive from the unmap to the "
+			"free"));
+	CHECK_THAT(round >= REUSE_MIN_ROUNDS || bad >= 0,
+		   EXPECTED("%d rounds of the race", REUSE_MIN_ROUNDS),
+		   SEEN("%d rounds, %lu faults, in %ld s", round, r.faults,
+			(long)(time(NULL) - start)),
+		   HINT("a round is a fallocate(), a fsync() and a write of %ld bytes: "
+			"is one of them slow?", REUSE_LEN));
+	pthread_barrier_destroy(&r.start);
+	pthread_barrier_destroy(&r.end);
 	close(fd);
 	unmount_and_fsck(_metadata, self->dev);
 }
