@@ -12,11 +12,20 @@ STEP=build
 . "$(dirname "$0")/lib.sh"
 n=$1
 # What is in the seeds, with their times (the tmpfs roots are not ours to
-# retime).
-for d in obj:"$KOBJ" checks:"$CHECKS_OUT"; do
-	find "$SEED/${d%%:*}" -mindepth 1 -maxdepth 1 \
-		-exec cp -R --preserve=mode,timestamps -t "${d#*:}" {} +
-done
+# retime: the top-level entries are copied, not ".").  Not what linking
+# the kernel writes again, vmlinux and all that is made from it: a
+# submission always changes a source file, so the link runs again and
+# would only overwrite them.  They are two thirds of the bytes.
+# shellcheck disable=SC2046
+(cd "$SEED/obj" && tar -cf - --anchored \
+	--exclude=vmlinux --exclude=vmlinux.o --exclude='.tmp_vmlinux*' \
+	--exclude=System.map --exclude=arch/x86/boot/bzImage \
+	--exclude=arch/x86/boot/vmlinux.bin --exclude=arch/x86/boot/compressed/vmlinux \
+	--exclude='arch/x86/boot/compressed/vmlinux.bin*' \
+	--exclude=arch/x86/boot/compressed/piggy.o \
+	-- $(find . -mindepth 1 -maxdepth 1 -printf '%P\n')) | tar -C "$KOBJ" -xf -
+find "$SEED/checks" -mindepth 1 -maxdepth 1 \
+	-exec cp -R --preserve=mode,timestamps -t "$CHECKS_OUT" {} +
 sh "$ROOT/scripts/build.sh" "$n"
 sh "$ROOT/scripts/build-checks.sh" "$n"
 mkdir -p "$OUT/obj/arch/x86/boot" "$OUT/checks"
