@@ -360,7 +360,7 @@ TEST_F(ext4, map_sync_is_refused)
 #define REUSE_LEN (REUSE_PAGES * BLK)
 #define REUSE_SLACK 8		/* blocks left free besides the victim's */
 #define REUSE_SECONDS 3		/* then stop, once REUSE_MIN_ROUNDS are done */
-#define REUSE_MIN_ROUNDS 10
+#define REUSE_MIN_ROUNDS 50
 #define REUSE_MAX_SECONDS 60	/* fewer rounds by then: something is slow */
 #define REUSE_MARK 0x11		/* what a private store puts at a page's byte 0 */
 
@@ -378,9 +378,10 @@ static unsigned char reuse_byte(int r)
 }
 
 /*
- * Fault, and fault again: a load through the shared mapping and a store
- * through the private one, on a random page whose page tables were just
- * dropped, for as long as the round goes on.
+ * Fault, and fault again, on a random page whose page tables were just
+ * dropped, for as long as the round goes on: a load through the shared
+ * mapping, then through the private one either a load (which maps the
+ * block itself, read-only) or a store (which copies it).
  */
 static void *reuse_faulter(void *arg)
 {
@@ -399,7 +400,10 @@ static void *reuse_faulter(void *arg)
 			madvise(s, BLK, MADV_DONTNEED);
 			daxfs_touch(s + rand_r(&st) % BLK, 0, 0, NULL);
 			madvise(p, BLK, MADV_DONTNEED);	/* the private copy goes */
-			daxfs_touch(p, 1, REUSE_MARK, NULL);
+			if (rand_r(&st) % 2)		/* maps the block read-only */
+				daxfs_touch(p + 1 + rand_r(&st) % (BLK - 1), 0, 0, NULL);
+			else				/* copies it */
+				daxfs_touch(p, 1, REUSE_MARK, NULL);
 			__atomic_add_fetch(&r->faults, 1, __ATOMIC_RELAXED);
 		}
 		pthread_barrier_wait(&r->end);
@@ -445,29 +449,40 @@ static void reuse_fill(struct __test_metadata *_metadata)
 /*
  * After the round's fallocate() returned, and another file may have taken
  * the freed blocks: every byte of the victim reads 0 through its shared
- * mapping.  Its private mapping may keep copies made before the punch
- * (they are anonymous pages, which hole punching leaves alone): 0 or the
- * victim's old byte, and the mark a private store put at a page's byte 0.
- * The first offset that does not (*seen: its byte, *which: the mapping),
- * or -1.
+ * mapping, and through its private one, but for private copies.  A page
+ * that a private store copied (its byte 0 is the store's mark) may have
+ * been copied before the punch, and hole punching leaves such anonymous
+ * pages alone: its other bytes are 0 or the victim's old byte.  The first
+ * offset that does not read so (*seen: its byte, *which: the mapping), or
+ * -1.  One guarded load a page catches SIGBUS; the rest are plain loads
+ * of a page that is mapped by then.
  */
 static long reuse_scan(struct reuse *r, unsigned char old, unsigned char *seen,
 		       const char **which)
 {
-	for (long off = 0; off < REUSE_LEN; off++) {
-		unsigned char s = 0, p = 0;
+	for (long page = 0; page < REUSE_LEN; page += BLK) {
+		const unsigned char *s = r->shared + page, *p = r->private + page;
+		unsigned char c;
+		int copy;
 
 		*which = "shared";
-		if (daxfs_touch(r->shared + off, 0, 0, &s) || s) {
-			*seen = s;	/* 0: SIGBUS inside EOF */
-			return off;
-		}
+		*seen = 0;			/* 0: SIGBUS inside EOF */
+		if (daxfs_touch(r->shared + page, 0, 0, &c))
+			return page;
+		for (long i = 0; i < BLK; i++)
+			if (s[i]) {
+				*seen = s[i];
+				return page + i;
+			}
 		*which = "private";
-		if (daxfs_touch(r->private + off, 0, 0, &p) ||
-		    !(p == 0 || p == old || (off % BLK == 0 && p == REUSE_MARK))) {
-			*seen = p;
-			return off;
-		}
+		if (daxfs_touch(r->private + page, 0, 0, &c))
+			return page;
+		copy = p[0] == REUSE_MARK;
+		for (long i = copy; i < BLK; i++)
+			if (p[i] && !(copy && p[i] == old)) {
+				*seen = p[i];
+				return page + i;
+			}
 	}
 	return -1;
 }
@@ -478,7 +493,8 @@ static long reuse_scan(struct reuse *r, unsigned char old, unsigned char *seen,
  * the block is freed (punch) or unwritten (zero range), and the next
  * allocation gives a freed one to another file.  The file system is full,
  * so another file does take them, with another byte: a mapping that kept
- * one shows that file's data.
+ * one shows that file's data.  A private store's copy may predate the
+ * punch, and keep the old bytes; it never holds another file's.
  */
 TEST_F(ext4, faults_racing_with_punch_hole_never_map_a_freed_block)
 {
