@@ -15,7 +15,7 @@ n=$1
 # retime: the top-level entries are copied, not ".").  Not what linking
 # the kernel writes again, vmlinux and all that is made from it: a
 # submission always changes a source file, so the link runs again and
-# would only overwrite them.  They are two thirds of the bytes.
+# would only overwrite them.  They are half of the bytes.
 # shellcheck disable=SC2046
 (cd "$SEED/obj" && tar -cf - --anchored \
 	--exclude=vmlinux --exclude=vmlinux.o --exclude='.tmp_vmlinux*' \

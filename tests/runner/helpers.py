@@ -4,6 +4,7 @@
 import contextlib
 import io
 import os
+import sys
 import time
 
 
@@ -34,3 +35,20 @@ def alive(pid):
             return f.read().split()[2] != "Z"
     except OSError:
         return False
+
+
+def fake_machine(d):
+    """A machine (labvm.machine's dict) whose QEMU is fake_qemu.py, behaving
+    as FAKE_QEMU says, and whose cpio packer is cat; its files go in d."""
+    fake = os.path.join(d, "qemu")
+    with open(fake, "w") as f:
+        f.write("#!/bin/sh\nexec %s %s \"$@\"\n" % (
+            sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                         "fake_qemu.py")))
+    gen = os.path.join(d, "gen")
+    with open(gen, "w") as f:
+        f.write("#!/bin/sh\ncat \"$1\"\n")
+    for p in (fake, gen):
+        os.chmod(p, 0o755)
+    return dict(kernel=os.path.join(d, "bzImage"), qemu=fake, accel="tcg", gen=gen,
+                banner="Linux version x #1\n")

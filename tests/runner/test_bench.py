@@ -9,9 +9,10 @@ import contextlib
 import importlib.util
 import io
 import os
-import sys
 import tempfile
 import unittest
+
+from helpers import fake_machine
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 spec = importlib.util.spec_from_file_location(
@@ -23,17 +24,7 @@ spec.loader.exec_module(bench)
 class RunOne(unittest.TestCase):
     def test_a_round_gives_the_guests_figures(self):
         d = tempfile.mkdtemp()
-        fake = os.path.join(d, "qemu")
-        with open(fake, "w") as f:
-            f.write("#!/bin/sh\nexec %s %s \"$@\"\n" % (
-                sys.executable, os.path.join(HERE, "fake_qemu.py")))
-        gen = os.path.join(d, "gen")
-        with open(gen, "w") as f:
-            f.write("#!/bin/sh\ncat \"$1\"\n")
-        for p in (fake, gen):
-            os.chmod(p, 0o755)
-        m = dict(kernel=os.path.join(d, "bzImage"), qemu=fake, accel="tcg", gen=gen,
-                 banner="Linux version x #1\n")
+        m = fake_machine(d)
         args = argparse.Namespace(initrd=[], timeout=30, logdir=os.path.join(d, "log"))
         os.environ["FAKE_QEMU"] = "bench"
         self.addCleanup(os.environ.pop, "FAKE_QEMU", None)

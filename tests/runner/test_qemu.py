@@ -13,26 +13,14 @@ import time
 import unittest
 from unittest import mock
 
-from helpers import alive, pid_from
+from helpers import alive, fake_machine, pid_from
 from labvm import qemu
-
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 class Boot(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp()
-        fake = os.path.join(self.dir, "qemu")
-        with open(fake, "w") as f:
-            f.write("#!/bin/sh\nexec %s %s \"$@\"\n" % (
-                sys.executable, os.path.join(HERE, "fake_qemu.py")))
-        gen = os.path.join(self.dir, "gen")
-        with open(gen, "w") as f:
-            f.write("#!/bin/sh\ncat \"$1\"\n")
-        for p in (fake, gen):
-            os.chmod(p, 0o755)
-        self.m = dict(kernel=os.path.join(self.dir, "bzImage"), qemu=fake, accel="tcg",
-                      gen=gen, banner="Linux version x #1\n")
+        self.m = fake_machine(self.dir)
         self.args = argparse.Namespace(
             filter="", check_timeout=300, append="", initrd=[], sandbox=None,
             boot_timeout=3, stall_timeout=3, verbose=False, quiet=True)
