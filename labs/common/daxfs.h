@@ -163,9 +163,11 @@ static inline void setup_dax_fs(struct __test_metadata *_metadata, const char *d
  * The pfn of the memory behind sector of dev, as bdev_direct_access() says
  * (through lab 1's probe module, loaded on first use); 0 if it cannot say.
  */
+#define LAB1_PROBE_QUERY "/sys/kernel/debug/lab1_probe/query"
+
 static inline unsigned long long direct_access_pfn(const char *dev, long long sector)
 {
-	static const char probe[] = "/sys/kernel/debug/lab1_probe/query";
+	static const char probe[] = LAB1_PROBE_QUERY;
 	char *argv[] = { "insmod", "/checks/lab1/lab1_probe.ko", NULL };
 	unsigned long long pfn = 0;
 	char buf[256];
@@ -185,6 +187,19 @@ static inline unsigned long long direct_access_pfn(const char *dev, long long se
 	}
 	close(fd);
 	return pfn;
+}
+
+/* The probe holds the disk it asked about last open: let pmem0 go. */
+static inline void direct_access_let_go(void)
+{
+	static const char ram0[] = "/dev/ram0 0 4096";
+	int fd = open(LAB1_PROBE_QUERY, O_WRONLY);
+
+	if (fd >= 0) {
+		if (write(fd, ram0, strlen(ram0)) < 0)
+			perror(LAB1_PROBE_QUERY);
+		close(fd);
+	}
 }
 
 /* A new file of len bytes of pattern(seed), written with write(); its fd. */

@@ -501,4 +501,105 @@ static inline int labcheck_pmem_partition(void)
 	return ok ? 0 : -1;
 }
 
+/* ---- unbinding pmem0 from its driver -------------------------------------- */
+
+#define LABCHECK_ND_PMEM "/sys/bus/nd/drivers/nd_pmem/"
+
+/* pmem0's nvdimm namespace ("namespace0.0") into ns: 0, or -1. */
+static inline int labcheck_pmem_namespace(char *ns, size_t len)
+{
+	char link[256], *base;
+	ssize_t n = readlink("/sys/class/block/pmem0/device", link, sizeof(link) - 1);
+
+	if (n <= 0)
+		return -1;
+	link[n] = '\0';
+	base = strrchr(link, '/');
+	snprintf(ns, len, "%s", base ? base + 1 : link);
+	return 0;
+}
+
+/* Write ns to nd_pmem's "bind" or "unbind": 0, or an errno. */
+static inline int labcheck_nd_pmem(const char *what, const char *ns)
+{
+	char path[96];
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), LABCHECK_ND_PMEM "%s", what);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	if (write(fd, ns, strlen(ns)) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/* Wait up to ms for the child pid: its exit status, or -1 while it runs. */
+static inline int labcheck_wait_child(pid_t pid, int ms)
+{
+	int status;
+
+	for (;;) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) :
+						   128 + WTERMSIG(status);
+		if (ms <= 0)
+			return -1;
+		usleep(10000);
+		ms -= 10;
+	}
+}
+
+/*
+ * Unbind pmem0's namespace ns from nd_pmem in a child, since the unbind
+ * may wait for the disk's last close, and wait until pmem0 has left sysfs
+ * (del_gendisk() is done) or the child has finished, then 300 ms more.
+ * The child execs a shell at once, so it holds none of the caller's files
+ * and mappings (which would keep a mount busy).  Returns the child's pid,
+ * with *status its exit status (0: unbound) if it has finished and -1 if
+ * it still waits; or -1 if it could not start.
+ */
+static inline pid_t labcheck_pmem_unbind(const char *ns, int *status)
+{
+	pid_t pid = fork();
+	int i;
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		for (i = 3; i < 1024; i++)
+			close(i);
+		execl("/bin/sh", "sh", "-c", "printf %s \"$1\" > " LABCHECK_ND_PMEM "unbind",
+		      "sh", ns, (char *)NULL);
+		_exit(127);
+	}
+	for (i = 0; i < 500 && !access("/sys/class/block/pmem0", F_OK); i++) {
+		*status = labcheck_wait_child(pid, 0);
+		if (*status >= 0)
+			return pid;
+		usleep(10000);
+	}
+	*status = labcheck_wait_child(pid, 300);
+	return pid;
+}
+
+/* Bind ns back to nd_pmem and wait for /dev/pmem0: 0, or -1. */
+static inline int labcheck_pmem_rebind(const char *ns)
+{
+	int i, err = labcheck_nd_pmem("bind", ns);
+
+	if (err) {
+		fprintf(stderr, "binding %s to nd_pmem: %s\n", ns, strerror(err));
+		return -1;
+	}
+	for (i = 0; i < 300 && access("/dev/pmem0", F_OK); i++)
+		usleep(10000);
+	if (access("/dev/pmem0", F_OK)) {
+		fprintf(stderr, "/dev/pmem0 did not come back after binding %s\n", ns);
+		return -1;
+	}
+	return 0;
+}
+
 #endif /* LABCHECK_H */

@@ -8,7 +8,8 @@
  * physical page (and for pmem where it must be), that bytes written at the
  * address are the device's bytes and the other way round (the partition's
  * offset honoured), that asking twice gives the same memory, and the
- * documented errors, including a device without the operation.
+ * documented errors, including a device without the operation, and that
+ * unbinding pmem's namespace waits while the probe holds pmem0 open.
  */
 #include <linux/fs.h>
 #include <sys/ioctl.h>
@@ -299,6 +300,70 @@ TEST(a_device_without_the_operation_is_unsupported)
 		   EXPECTED("%d (EOPNOTSUPP) for %s", -EOPNOTSUPP, dev),
 		   SEEN("%ld", r.ret),
 		   HINT("bdev_direct_access() must check that the driver has the operation"));
+}
+
+/*
+ * Unbinding pmem's namespace deletes the disk at once, but memory that
+ * bdev_direct_access() gave out must stay until the last opener closes
+ * the disk: here lab1_probe holds /dev/pmem0 open with such an address.
+ * The probe then lets go, the unbind finishes, and the namespace bound
+ * again has the bytes written through the address.  Last in the file: if
+ * the unbind never finishes, pmem0 is gone for good.
+ */
+FIXTURE(unbind) {};
+FIXTURE_SETUP(unbind) {}
+FIXTURE_TEARDOWN(unbind) {}
+
+TEST_F(unbind, pmem_waits_for_the_last_close)
+{
+	static unsigned char want[PAGE], got[PAGE] __attribute__((aligned(4096)));
+	const long long sector = 1024;	/* between the MBR and pmem0p1 */
+	int status, readable, bound;
+	char ns[64];
+	struct da r;
+	pid_t pid;
+
+	load_probe(_metadata);
+	ASSERT_EQ(0, labcheck_pmem_namespace(ns, sizeof(ns)))
+		TH_LOG("/sys/class/block/pmem0/device: no nvdimm namespace behind pmem0");
+	ASSERT_EQ(0, da_query("/dev/pmem0", sector, PAGE, &r));
+	REQUIRE_THAT(r.ret >= PAGE, EXPECTED("a page at sector %lld of /dev/pmem0", sector),
+		     SEEN("%ld", r.ret), HINT("see the checks of /dev/pmem0 above first"));
+	fill(want, PAGE, 71);
+	ASSERT_EQ(0, probe_data(want, PAGE, 1));
+
+	pid = labcheck_pmem_unbind(ns, &status);
+	ASSERT_LT(0, pid) TH_LOG("fork: %s", strerror(errno));
+	/* Had the driver freed the memory, this read would oops. */
+	readable = !probe_data(got, PAGE, 0) && !memcmp(got, want, PAGE);
+	CHECK_THAT(status < 0,
+		   EXPECTED("the unbind of %s to wait while lab1_probe holds /dev/pmem0 "
+			    "open with an address from bdev_direct_access()", ns),
+		   SEEN("it finished (status %d) with the disk "
+			"still open: its memory is unmapped and freed under the probe", status),
+		   HINT("pmem_release_disk() in drivers/nvdimm/pmem.c: after del_gendisk(), "
+			"wait until disk_openers() is 0 (pmem_release() wakes it up)"));
+	CHECK_THAT(readable,
+		   EXPECTED("the probe's address to still hold the bytes written through it"),
+		   SEEN("other bytes"), HINT("pmem_release_disk() in drivers/nvdimm/pmem.c"));
+
+	da_query("/dev/ram0", 0, PAGE, &r);	/* the probe closes pmem0: the last close */
+	if (status < 0)
+		status = labcheck_wait_child(pid, 10000);
+	bound = labcheck_pmem_rebind(ns);
+	CHECK_THAT(status == 0,
+		   EXPECTED("the unbind to finish, with success, within 10 s of the last close"),
+		   SEEN("%s %d", status < 0 ? "still waiting; status" : "exit status", status),
+		   HINT("pmem_release() must wake pmem_release_disk() (wake_up_var() on "
+			"the disk it waits on)"));
+	REQUIRE_THAT(bound == 0, EXPECTED("%s to bind to nd_pmem again", ns),
+		     SEEN("it did not (the reason is above)"),
+		     HINT("the checks after this one need /dev/pmem0"));
+	ASSERT_EQ(0, dev_io("/dev/pmem0", sector, got, PAGE, 0));
+	CHECK_THAT(!memcmp(got, want, PAGE),
+		   EXPECTED("sector %lld of the rebound /dev/pmem0 to hold the bytes "
+			    "written before the unbind", sector),
+		   SEEN("other bytes"), HINT("pmem_direct_access() in drivers/nvdimm/pmem.c"));
 }
 
 LABCHECK_MAIN

@@ -12,8 +12,9 @@
  * truncate (also once the blocks belong to another file), a race between
  * faults and truncate, stale data in blocks a store allocates, a store and
  * a write() racing to allocate the same block, file times, and blocks the
- * device cannot zero (pmem bad blocks) given back.  Every
- * workload ends with e2fsck -fn.
+ * device cannot zero (pmem bad blocks) given back, and an unbind of pmem
+ * under the mount waiting for the unmount.  Every workload ends with
+ * e2fsck -fn, but that one.
  */
 #include <linux/fs.h>
 #include <pthread.h>
@@ -823,6 +824,102 @@ TEST_F(map, mtime_follows_stores_not_loads)
 	munmap(p, 4 * BLK);
 	close(fd);
 	unmount_and_fsck(_metadata, self->dev);
+}
+
+/*
+ * Unbinding pmem's namespace under a dax mount must not free the memory
+ * the mount maps and copies through: the unbind waits for the unmount.
+ * Until then a mapped page still shows the file, a new fault maps the
+ * file's page or raises SIGBUS, and read() gets the file's bytes or an
+ * error.  Once unmounted the unbind finishes, and the device bound again
+ * holds the file.  On pmem0p1: a partition keeps its size when its disk
+ * is deleted, so the mount's calls still reach pmem's direct_access.
+ * Last in the file: if the unbind never finishes, pmem0 is gone for good.
+ */
+FIXTURE(unbind) {};
+FIXTURE_SETUP(unbind) {}
+FIXTURE_TEARDOWN(unbind) {}
+
+TEST_F(unbind, pmem_under_a_dax_mount_waits_for_the_unmount)
+{
+	static unsigned char want[4 * BLK], got[4 * BLK];
+	const char *dev = "/dev/pmem0p1";
+	int fd, status, bound, shown, faulted, copied;
+	unsigned char *p, v;
+	char ns[64];
+	ssize_t n;
+	pid_t pid;
+
+	if (strcmp(daxfs()->name, "ext2"))
+		SKIP(return, "the driver's part is lab 1's; ext4 adds nothing to it");
+	umount(MNT);
+	daxfs_catch_sigbus();
+	direct_access_let_go();
+	ASSERT_EQ(0, labcheck_pmem_partition());
+	ASSERT_EQ(0, labcheck_pmem_namespace(ns, sizeof(ns)))
+		TH_LOG("/sys/class/block/pmem0/device: no nvdimm namespace behind pmem0");
+	setup_dax_fs(_metadata, dev);
+	fd = daxfs_make_file(MNT "/f", sizeof(want), 23);
+	ASSERT_LE(0, fd);
+	pattern(want, sizeof(want), 23, 0);
+	p = daxfs_map(fd, sizeof(want), PROT_READ, MAP_SHARED);
+	REQUIRE_MAPPED(p);
+	ASSERT_EQ(0, daxfs_touch(p, 0, 0, &v));
+	sync();		/* the block layer's metadata writes fail once unbound */
+
+	pid = labcheck_pmem_unbind(ns, &status);
+	ASSERT_LT(0, pid) TH_LOG("fork: %s", strerror(errno));
+	CHECK_THAT(status < 0,
+		   EXPECTED("the unbind of %s to wait while %s is mounted with a file "
+			    "mapped", ns, dev),
+		   SEEN("it finished (status %d) with the file system mounted: the "
+			"memory the mount uses is unmapped and freed under it", status),
+		   HINT("lab 1: pmem_release_disk() in drivers/nvdimm/pmem.c must wait "
+			"for the disk's last close after del_gendisk()"));
+	/*
+	 * Had the driver freed the memory, read() would copy from an unmapped
+	 * address: the oops that follows names this check.
+	 */
+	shown = first_diff(p, want, BLK) < 0;
+	faulted = daxfs_touch(p + 2 * BLK, 0, 0, &v) == -1 ||
+		  first_diff(p + 2 * BLK, want + 2 * BLK, BLK) < 0;
+	n = pread(fd, got, BLK, BLK);
+	copied = n < 0 || (n == BLK && first_diff(got, want + BLK, BLK) < 0);
+	CHECK_THAT(shown && faulted && copied,
+		   EXPECTED("the mapped page, a new fault (or SIGBUS) and read() (or an "
+			    "error) to show the file while the unbind waits"),
+		   SEEN("other bytes: the mapped page %s, the fault %s, read() %s",
+			shown ? "right" : "wrong", faulted ? "right" : "wrong",
+			copied ? "right" : "wrong"),
+		   HINT("lab 1: pmem's memory must stay mapped until the last close"));
+	munmap(p, sizeof(want));
+	close(fd);
+	CHECK_THAT(umount(MNT) == 0, EXPECTED("umount " MNT " to succeed"),
+		   SEEN("%s", strerror(errno)), HINT("nothing of the mount is open now"));
+	if (status < 0)
+		status = labcheck_wait_child(pid, 10000);
+	bound = labcheck_pmem_rebind(ns);
+	CHECK_THAT(status == 0,
+		   EXPECTED("the unbind to finish, with success, within 10 s of the unmount"),
+		   SEEN("%s %d", status < 0 ? "still waiting; status" : "exit status",
+			status),
+		   HINT("lab 1: pmem_release() must wake pmem_release_disk() up"));
+	REQUIRE_THAT(bound == 0, EXPECTED("%s to bind to nd_pmem again", ns),
+		     SEEN("it did not (the reason is above)"),
+		     HINT("the checks after this one need /dev/pmem0"));
+	REQUIRE_THAT(labcheck_pmem_partition() == 0, EXPECTED("%s back", dev),
+		     SEEN("not there"), HINT("the rebound disk's partition table was rescanned"));
+	REQUIRE_THAT(mount_fs(dev, "dax") == 0, EXPECTED("%s to mount again", dev),
+		     SEEN("%s", strerror(errno)), HINT("see the unbind's steps above"));
+	fd = open(MNT "/f", O_RDONLY);
+	n = fd < 0 ? -1 : pread(fd, got, sizeof(got), 0);
+	CHECK_THAT(n == sizeof(got) && first_diff(got, want, sizeof(got)) < 0,
+		   EXPECTED("the file written before the unbind, whole"),
+		   SEEN("%zd bytes, %s", n, n < 0 ? strerror(errno) : "other bytes"),
+		   HINT("lab 1: pmem's memory must outlive the mount that wrote it"));
+	if (fd >= 0)
+		close(fd);
+	umount(MNT);
 }
 
 LABCHECK_MAIN
