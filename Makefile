@@ -26,8 +26,8 @@ endif
 # Variables the scripts read: N T V CMD FILES ACCEL BOOT_TIMEOUT CHECK_TIMEOUT
 # APPEND INSTRUCTOR REF SKEL NVDIMM PATCH BRANCH SUBMISSIONS CONFIGS WORKLOADS
 # ROUNDS UNSANDBOXED JOBS FORCE SLURM SLURM_WAIT PARTITION TIME MEM CPUS ARGS
-# LEVEL
-export LEVEL T V CMD FILES ACCEL BOOT_TIMEOUT CHECK_TIMEOUT APPEND INSTRUCTOR \
+# LEVEL KASAN
+export LEVEL KASAN T V CMD FILES ACCEL BOOT_TIMEOUT CHECK_TIMEOUT APPEND INSTRUCTOR \
 	REF SKEL NVDIMM PATCH BRANCH SUBMISSIONS CONFIGS WORKLOADS ROUNDS UNSANDBOXED \
 	JOBS FORCE SLURM SLURM_WAIT PARTITION TIME MEM CPUS ARGS
 
@@ -48,6 +48,7 @@ help:
 	@echo "  make experiment NAME=x [ARGS=..]   run a lab page's experiment in the VM"
 	@echo "  make check-lab N REF=1    the same on the reference (SKEL=1: the skeleton;"
 	@echo "                       SKEL=1 LEVEL=open: the open level's)"
+	@echo "  make check-lab N KASAN=1  the same kernel with KASAN: a use-after-free is a splat"
 	@echo "  make test            prove the project (runner, labs, mutants, docs)"
 	@echo "  make mutants         each planted bug must fail some check of its lab"
 	@echo "  make bisect-check    every prefix of the reference series builds, boots, passes"

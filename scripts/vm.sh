@@ -37,6 +37,8 @@ if [ -n "${PATCH:-}" ] || [ -n "${BRANCH:-}" ]; then
 	[ "$mode" = check ] || die "PATCH= and BRANCH= are for make check-lab N:" \
 		"a submission is built and booted only in its sandbox, to be checked."
 	[ -z "${PATCH:-}" ] || [ -f "$PATCH" ] || die "PATCH=$PATCH: no such file."
+	[ -z "${KASAN:-}" ] || [ "$KASAN" = 0 ] || die "KASAN=1 is for your own tree," \
+		"REF=, SKEL= and MUTANT=: a submission is graded on the lab's own kernel."
 fi
 
 sh "$ROOT/scripts/deps.sh" core
@@ -97,6 +99,16 @@ if [ -n "$variant" ]; then
 	export KSRC KOBJ CHECKS_OUT
 else
 	sh "$ROOT/scripts/preflight.sh" "$lab"
+fi
+# KASAN=1: the same kernel with KASAN, built and checked in directories of
+# its own, so that neither build undoes the other.
+if [ -n "${KASAN:-}" ] && [ "$KASAN" != 0 ]; then
+	KOBJ=$KOBJ-kasan
+	CHECKS_OUT=${CHECKS_OUT:-$BUILD/checks}-kasan
+	KCONFIG_EXTRA="${KCONFIG_EXTRA:-} $ROOT/vm/kasan.config"
+	logname=$logname-kasan
+	export KOBJ CHECKS_OUT KCONFIG_EXTRA
+	info "with KASAN: a use of freed or out-of-bounds memory is a splat"
 fi
 # Where the time goes, for the report: the build's compile and link
 # (Kbuild writes vmlinux.a last before it links), then the initramfs.
