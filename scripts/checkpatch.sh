@@ -15,5 +15,21 @@ for p in $(sh "$ROOT/scripts/series.sh" upto 99) $(ls "$ROOT"/labs/*/skeleton/*.
 		bad=$((bad + 1))
 	fi
 done
+# The series carries its author's Developer's Certificate of Origin: a
+# From: and a matching Signed-off-by (checkpatch checks the match) of an
+# identity that can be written to, never a placeholder such as the
+# "DAX lab <daxlab@localhost>" that the lab's own scratch commits use.
+for p in $(sh "$ROOT/scripts/series.sh" upto 99); do
+	# the mail header, its folded lines joined, then the message
+	msg=$(awk 'BEGIN { h = 1 } h && /^[ \t]/ { l = l $0; next }
+		{ if (NR > 1) print l; l = $0 } /^$/ { h = 0 } END { print l }' "$p")
+	if printf '%s\n' "$msg" | grep -Eq '^(From|Signed-off-by): .*(@localhost>|<[^@>]*>$)' ||
+		! printf '%s\n' "$msg" | grep -Eq '^From: [^<]+ <[^@>]+@[^@>]+\.[^@>]+>$'; then
+		echo "checkpatch: ${p#$ROOT/} is not signed by a real address: sign the" \
+			"series with 'git config user.name/user.email' of its author and" \
+			"export it again (scripts/export-lab.sh)."
+		bad=$((bad + 1))
+	fi
+done
 echo "checkpatch: $n patch(es), $bad not clean"
 [ "$bad" = 0 ]
