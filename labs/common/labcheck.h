@@ -553,34 +553,53 @@ static inline int labcheck_wait_child(pid_t pid, int ms)
 
 /*
  * Unbind pmem0's namespace ns from nd_pmem in a child, since the unbind
- * may wait for the disk's last close, and wait until pmem0 has left sysfs
- * (del_gendisk() is done) or the child has finished, then 300 ms more.
- * The child execs a shell at once, so it holds none of the caller's files
- * and mappings (which would keep a mount busy).  Returns the child's pid,
- * with *status its exit status (0: unbound) if it has finished and -1 if
- * it still waits; or -1 if it could not start.
+ * may wait for the disk's last close.  The child moves to / and execs a
+ * shell at once, so it holds none of the caller's files, mappings or
+ * directories (which would keep a mount busy).  Then wait, at most 5 s,
+ * until the unbind has finished, or sleeps in pmem_release_disk() (its
+ * wchan) with pmem0 gone from sysfs, the disk deleted.  Returns the
+ * child's pid, with *status its exit status (0: unbound) if it finished,
+ * -1 if it sleeps there, -2 if neither; what says which, in words.  Or
+ * returns -1 if the child could not start.
  */
-static inline pid_t labcheck_pmem_unbind(const char *ns, int *status)
+static inline pid_t labcheck_pmem_unbind(const char *ns, int *status,
+					 char *what, size_t len)
 {
+	char path[64], wchan[64] = "";
+	int i, gone = 0;
 	pid_t pid = fork();
-	int i;
 
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
 		for (i = 3; i < 1024; i++)
 			close(i);
+		if (chdir("/"))
+			_exit(126);
 		execl("/bin/sh", "sh", "-c", "printf %s \"$1\" > " LABCHECK_ND_PMEM "unbind",
 		      "sh", ns, (char *)NULL);
 		_exit(127);
 	}
-	for (i = 0; i < 500 && !access("/sys/class/block/pmem0", F_OK); i++) {
+	snprintf(path, sizeof(path), "/proc/%d/wchan", (int)pid);
+	for (i = 0; i < 500; i++) {
 		*status = labcheck_wait_child(pid, 0);
-		if (*status >= 0)
+		if (*status >= 0) {
+			snprintf(what, len, "it finished, exit status %d", *status);
 			return pid;
+		}
+		gone = access("/sys/class/block/pmem0", F_OK) != 0;
+		if (labcheck_read_file(path, wchan, sizeof(wchan)) < 0)
+			wchan[0] = '\0';
+		if (gone && !strcmp(wchan, "pmem_release_disk")) {
+			snprintf(what, len, "it sleeps in pmem_release_disk(), pmem0 deleted");
+			*status = -1;
+			return pid;
+		}
 		usleep(10000);
 	}
-	*status = labcheck_wait_child(pid, 300);
+	snprintf(what, len, "after 5 s it sleeps in %s, pmem0 %s", wchan[0] ? wchan : "(?)",
+		 gone ? "deleted" : "still in sysfs");
+	*status = -2;
 	return pid;
 }
 
