@@ -11,7 +11,9 @@
 #     every mutant of the lab (tests/mutants/labN) fails some check of it;
 #     its open level keeps every contract, compiles cleanly, and grades the
 #     reference handed in from either level as the reference
-#  5. lab 7's persistence check fails with an NVDIMM that keeps nothing
+#  5. lab 7's persistence check fails with an NVDIMM that keeps nothing;
+#     KASAN=1 reports the use-after-free of a pmem that frees its memory
+#     under a mount, and nothing on the lab-3 reference
 #  6. the last lab's reference builds with ext2, ext4 and XFS as modules,
 #     and with the new DAX core off; the reference series and the
 #     skeletons are checkpatch-clean
@@ -32,6 +34,7 @@ labs=$(list_labs | cut -d' ' -f1)
 parts="runner host-scripts sandbox grading grading-scale"
 for n in $labs; do parts="$parts lab$n"; done
 [ -d "$ROOT/labs/07-capstone" ] && parts="$parts volatile-nvdimm"
+parts="$parts kasan"
 parts="$parts configs checkpatch docs"
 total=$(echo $parts | wc -w)
 times="$LOGS/test-times"
@@ -94,6 +97,7 @@ done
 # lab 7's persistence check, with an NVDIMM that keeps nothing
 [ -d "$ROOT/labs/07-capstone" ] &&
 	part volatile-nvdimm sh "$ROOT/tests/persistence/run.sh"
+part kasan sh "$ROOT/tests/kasan/run.sh"
 part configs sh "$ROOT/scripts/prove-configs.sh"
 part checkpatch sh "$ROOT/scripts/checkpatch.sh"
 part docs sh "$ROOT/tests/docs/run.sh"
