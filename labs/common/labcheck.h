@@ -555,9 +555,10 @@ static inline int labcheck_wait_child(pid_t pid, int ms)
  * Unbind pmem0's namespace ns from nd_pmem in a child, since the unbind
  * may wait for the disk's last close.  The child moves to / and execs a
  * shell at once, so it holds none of the caller's files, mappings or
- * directories (which would keep a mount busy).  Then wait, at most 5 s,
- * until the unbind has finished, or sleeps in pmem_release_disk() (its
- * wchan) with pmem0 gone from sysfs, the disk deleted.  Returns the
+ * directories (which would keep a mount busy).  Then wait, at most 10 s
+ * (a loaded host slows the exec and the unbind down), until the unbind
+ * has finished, or sleeps in pmem_release_disk() (its wchan) with pmem0
+ * gone from sysfs, the disk deleted.  Returns the
  * child's pid, with *status its exit status (0: unbound) if it finished,
  * -1 if it sleeps there, -2 if neither; what says which, in words.  Or
  * returns -1 if the child could not start.
@@ -581,7 +582,7 @@ static inline pid_t labcheck_pmem_unbind(const char *ns, int *status,
 		_exit(127);
 	}
 	snprintf(path, sizeof(path), "/proc/%d/wchan", (int)pid);
-	for (i = 0; i < 500; i++) {
+	for (i = 0; i < 1000; i++) {
 		*status = labcheck_wait_child(pid, 0);
 		if (*status >= 0) {
 			snprintf(what, len, "it finished, exit status %d", *status);
@@ -597,7 +598,7 @@ static inline pid_t labcheck_pmem_unbind(const char *ns, int *status,
 		}
 		usleep(10000);
 	}
-	snprintf(what, len, "after 5 s it sleeps in %s, pmem0 %s", wchan[0] ? wchan : "(?)",
+	snprintf(what, len, "after 10 s it sleeps in %s, pmem0 %s", wchan[0] ? wchan : "(?)",
 		 gone ? "deleted" : "still in sysfs");
 	*status = -2;
 	return pid;
