@@ -515,7 +515,10 @@ static inline int labcheck_pmem_namespace(char *ns, size_t len)
 		return -1;
 	link[n] = '\0';
 	base = strrchr(link, '/');
-	snprintf(ns, len, "%s", base ? base + 1 : link);
+	base = base ? base + 1 : link;
+	if (strlen(base) >= len)
+		return -1;
+	memcpy(ns, base, strlen(base) + 1);
 	return 0;
 }
 
