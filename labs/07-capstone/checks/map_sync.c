@@ -238,45 +238,52 @@ TEST_F(map_sync, a_store_to_committed_blocks_commits_nothing)
 
 /*
  * A MAP_SYNC store into a hole allocates the block, commits, and has the
- * store retried; the retry is what maps the block.  A task killed while
- * it waits for the commit never retries, but the block stays in the file.
- * A hole page that another mapping holds for that page must be gone by
- * then: a load and then a store through a third mapping (pfn_mkwrite,
- * which removes no hole page) must show in it.  A child makes the store;
- * it is killed once the file's blocks grow (the allocation), while the
- * commit runs.  A round whose store was retried before the kill (the
- * byte is there) shows nothing, and another is tried.
+ * store retried; the retry is what maps the block.  A task killed before
+ * its retry never makes it, but the block stays in the file.  A hole page
+ * that another mapping holds for that page must be gone by then: a load
+ * and then a store through a third mapping (pfn_mkwrite, which removes no
+ * hole page) must show in it.  A child makes the store; it is killed as
+ * soon as the file's blocks grow (the allocation), long before the
+ * commit ends.  A round whose store was retried before the kill (the byte
+ * is there) shows nothing, and the next page is tried.
  */
+#define KILL_PAGES 64L
+
 TEST_F(map_sync, a_store_killed_before_its_retry_leaves_no_hole_page)
 {
 	unsigned char *seen, *other, v, got;
+	int landed = 0, tries = 0, status, reaped;
 	long long before;
-	int landed = 0, tries = 0, status;
 	pid_t pid;
 
-	ASSERT_EQ(0, ftruncate(self->fd, PAGES * BLK));
+	ASSERT_EQ(0, ftruncate(self->fd, KILL_PAGES * BLK));
 	ASSERT_EQ(0, fsync(self->fd));
-	seen = daxfs_map(self->fd, PAGES * BLK, PROT_READ, MAP_SHARED);
-	other = daxfs_map(self->fd, PAGES * BLK, PROT_READ | PROT_WRITE, MAP_SHARED);
+	seen = daxfs_map(self->fd, KILL_PAGES * BLK, PROT_READ, MAP_SHARED);
+	other = daxfs_map(self->fd, KILL_PAGES * BLK, PROT_READ | PROT_WRITE, MAP_SHARED);
 	ASSERT_TRUE(seen && other) TH_LOG("mmap: %s", strerror(errno));
-	for (long i = 0; i < PAGES && landed < 3; i++) {
+	for (long i = 0; i < KILL_PAGES && landed < 3; i++) {
 		/* a load of the hole: a zeroed page cache page in "seen" */
 		ASSERT_EQ(0, daxfs_touch(seen + i * BLK, 0, 0, &v));
 		before = st_blocks(self->fd);
 		pid = fork();
 		ASSERT_LE(0, pid);
 		if (pid == 0) {
-			unsigned char *p = map_sync(self->fd, PAGES * BLK);
+			unsigned char *p = map_sync(self->fd, KILL_PAGES * BLK);
 
 			if (p)
 				p[i * BLK] = 0x5a;
 			_exit(p ? 0 : 1);
 		}
-		for (long t = 0; t < 100000000L && st_blocks(self->fd) == before; t++)
-			if (waitpid(pid, &status, WNOHANG) == pid)
+		reaped = 0;
+		for (long t = 0; t < 100000000L && st_blocks(self->fd) == before; t++) {
+			reaped = waitpid(pid, &status, WNOHANG) == pid;
+			if (reaped)
 				break;
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
+		}
+		if (!reaped) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+		}
 		tries++;
 		REQUIRE_THAT(st_blocks(self->fd) > before,
 			     EXPECTED("the child's MAP_SYNC store into the hole at page %ld "
@@ -303,14 +310,11 @@ TEST_F(map_sync, a_store_killed_before_its_retry_leaves_no_hole_page)
 		if (v != 7)
 			break;
 	}
-	REQUIRE_THAT(landed > 0,
-		     EXPECTED("a kill to land between a MAP_SYNC store's allocation and "
-			      "its retry"),
-		     SEEN("each of %d stores was retried before its kill", tries),
-		     HINT("the host was too slow to see the allocation in time; run "
-			  "it again"));
-	munmap(seen, PAGES * BLK);
-	munmap(other, PAGES * BLK);
+	munmap(seen, KILL_PAGES * BLK);
+	munmap(other, KILL_PAGES * BLK);
+	if (!landed)
+		SKIP(return, "each of %d MAP_SYNC stores was retried before its kill: "
+		     "the host was too slow to kill one in time", tries);
 }
 
 TEST_F(map_sync, a_store_past_eof_is_sigbus_and_allocates_nothing)
