@@ -164,7 +164,10 @@ summary() {	# what
 
 # judge REPORT N skel: say how the skeleton did; 0 if as it must be.  A
 # lab's "observations" file names checks of its own that look at what the
-# earlier labs built: they count as checks of the earlier labs.
+# earlier labs built: they count as checks of the earlier labs.  Its
+# "reopens" file names checks of earlier labs whose code its skeleton
+# takes out for its TODOs to put back: they count as its own, and must
+# fail on its skeleton.
 # unexplained REPORT: the FAIL blocks of a report that do not open with
 # what was expected, what was seen and where to look (the "expected:",
 # "seen:" and "hint:" lines), one "name: its first line" per line.
@@ -189,16 +192,21 @@ unexplained() {
 judge() {
 	obs=$(lab_dir "$2")/observations
 	[ -f "$obs" ] || obs=/dev/null
+	reopens=$(lab_dir "$2")/reopens
+	[ -f "$reopens" ] || reopens=/dev/null
 	awk -v n="$2" -v mode="$3" '
-	FILENAME == ARGV[1] {
+	function glob(g) {
+		gsub(/\./, "\\.", g)
+		gsub(/\*/, ".*", g)
+		gsub(/\?/, ".", g)
+		return "^" g "$"
+	}
+	FILENAME == ARGV[1] || FILENAME == ARGV[2] {
 		sub(/#.*/, "")
-		if (NF) {
-			re = $1
-			gsub(/\./, "\\.", re)
-			gsub(/\*/, ".*", re)
-			gsub(/\?/, ".", re)
-			observed[++nobs] = "^" re "$"
-		}
+		if (NF && FILENAME == ARGV[1])
+			observed[++nobs] = glob($1)
+		else if (NF)
+			reopened[++nre] = glob($1)
 		next
 	}
 	/^(PASS|FAIL|SKIP|NOT RUN) / {
@@ -210,6 +218,9 @@ judge() {
 		for (i = 1; i <= nobs; i++)
 			if (name ~ observed[i])
 				lab = -1
+		for (i = 1; i <= nre; i++)
+			if (name ~ reopened[i])
+				lab = n
 		if (lab == n) {
 			own++
 			if (v == "PASS") ownpass = ownpass " " name
@@ -228,5 +239,5 @@ judge() {
 			}
 			printf "its %d checks fail, the %d others pass\n", own, other
 		}
-	}' "$obs" "$1"
+	}' "$obs" "$reopens" "$1"
 }

@@ -240,7 +240,10 @@ static inline unsigned char *daxfs_store_past_eof(struct __test_metadata *_metad
 	pattern(expect, 1000, seed, 0);
 	ASSERT_EQ(0, pwrite_all(fd, expect, 1000, 0));
 	p = daxfs_map(fd, 2 * BLK, PROT_READ | PROT_WRITE, MAP_SHARED);
-	ASSERT_NE(NULL, p);
+	CHECK_THAT(p, EXPECTED("mmap(MAP_SHARED) of a 1000-byte dax file to succeed"),
+		   SEEN("%s", strerror(errno)),
+		   HINT("mmap of dax files: ext2_file_mmap() (lab 3), ext4_file_mmap() (lab 6)"));
+	ASSERT_NE(NULL, p);	/* ends the check */
 	memset(p + 1000, 0xEE, 500);
 	*fdp = fd;
 	return p;

@@ -138,6 +138,17 @@ printf 'PASS    lab6_ext4_dax.a\nFAIL    lab5_zeroing.b\n' >"$scratch/skel6-repo
 expect "and a lab without observations gets none" '!0' 'earlier labs fail: lab5_zeroing.b' -- \
 	sh -c 'ROOT=$PWD; . scripts/lib.sh; judge "$1" 6 skel' sh "$scratch/skel6-report"
 
+# A lab's "reopens" file: those checks of earlier labs count as its own on
+# its skeleton (lab 5 takes ext2's own zeroing out): they must fail there.
+printf 'PASS    lab4_cow.a\nFAIL    lab5_zeroing.zero.pmem0.m\nFAIL    lab3_dax_fault.map.pmem0.stores_past_eof_do_not_become_data\nPASS    lab3_dax_fault.map.pmem0.past_eof_is_sigbus\n' \
+	>"$scratch/skel5-report"
+expect "a reopened check of an earlier lab may fail on the skeleton" 0 \
+	'its 2 checks fail, the 2 others pass' -- \
+	sh -c 'ROOT=$PWD; . scripts/lib.sh; judge "$1" 5 skel' sh "$scratch/skel5-report"
+printf 'PASS    lab2_dax_io.dax.ram0.cut_bytes_read_zero_after_extending\n' >>"$scratch/skel5-report"
+expect "and must not pass there" '!0' 'passes on the skeleton: lab2_dax_io.dax.ram0.cut_bytes_read_zero_after_extending$' -- \
+	sh -c 'ROOT=$PWD; . scripts/lib.sh; judge "$1" 5 skel' sh "$scratch/skel5-report"
+
 # make bench: bad names are refused before anything is built, with the list.
 expect "bench: an unknown configuration lists the configurations" 2 \
 	'The configurations are: pagecache, lab-dax, upstream-dax' -- make -s bench CONFIGS=nosuch

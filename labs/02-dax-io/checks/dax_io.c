@@ -8,8 +8,11 @@
  * and writes agree with a model of the file kept in memory, that the page
  * cache does not grow (and does, on the same device without dax), that the
  * bytes are on the device at the blocks FIEMAP names, that holes read as
- * zeroes without allocating, and that new blocks never show what the
- * device held before.  Every workload ends with e2fsck -fn.
+ * zeroes without allocating, that new blocks never show what the device
+ * held before, and that bytes cut by a truncate inside a block read as
+ * zeroes when the file grows again, by ftruncate() or write(), without a
+ * hole in that block being allocated.  Every workload ends with
+ * e2fsck -fn.
  */
 #include <linux/fiemap.h>
 #include <linux/fs.h>
@@ -21,6 +24,10 @@
 
 #define HINT_IO "read/write of a dax file: ext2_dax_read_iter()/ext2_dax_write_iter() " \
 		"in fs/ext2/file.c call dax_do_io() in fs/dax_bh.c (TODO 1-3)"
+
+#define HINT_CUT "ext2_setsize() zeroes the rest of the block past a cut, on the device, " \
+		 "fs/ext2/inode.c: ext2_dax_zero_tail() in labs 2-4; from lab 5 on, " \
+		 "dax_bh_truncate_page() (lab 5, TODOs 1-3)"
 
 /* ---- mounting -------------------------------------------------------- */
 
@@ -572,6 +579,85 @@ TEST_F(dax, new_blocks_hold_no_stale_data)
 					"does not cover (TODO 3)"));
 		}
 	}
+	close(fd);
+	unmount_and_fsck(_metadata, self->dev);
+}
+
+/* ---- truncate inside a block ----------------------------------------- */
+
+TEST_F(dax, cut_bytes_read_zero_after_extending)
+{
+	static unsigned char buf[2 * BLK];
+	long bad;
+	int fd;
+
+	setup_dax_fs(_metadata, self->dev);
+	fd = open(MNT "/f", O_CREAT | O_RDWR, 0644);
+	ASSERT_LE(0, fd);
+	pattern(buf, sizeof(buf), 1, 0);
+	REQUIRE_THAT(!pwrite_all(fd, buf, sizeof(buf), 0),
+		     EXPECTED("write() of two blocks to a new file to work"),
+		     SEEN("%s", strerror(errno)), HINT(HINT_IO));
+	ASSERT_EQ(0, ftruncate(fd, 1000));
+	ASSERT_EQ(0, ftruncate(fd, 2 * BLK));
+	ASSERT_EQ(0, pread_all(fd, buf, sizeof(buf), 0));
+	bad = first_nonzero(buf + 1000, BLK - 1000);
+	CHECK_THAT(bad < 0, EXPECTED("zeros from byte 1000 (the cut) to 4095, after "
+				     "ftruncate() to 1000 and back to 2 blocks"),
+		   SEEN("%#x at byte %ld", buf[1000 + bad], 1000 + bad), HINT(HINT_CUT));
+
+	/* the same cut, the file grown by a write() further on */
+	pattern(buf, sizeof(buf), 2, 0);
+	ASSERT_EQ(0, pwrite_all(fd, buf, sizeof(buf), 0));
+	ASSERT_EQ(0, ftruncate(fd, 1000));
+	ASSERT_EQ(0, pwrite_all(fd, "W", 1, BLK + 100));
+	ASSERT_EQ(0, pread_all(fd, buf, BLK + 100, 0));
+	bad = first_nonzero(buf + 1000, BLK - 1000);
+	CHECK_THAT(bad < 0, EXPECTED("zeros from byte 1000 (the cut) to 4095, after "
+				     "ftruncate() to 1000 and a write() at 4196"),
+		   SEEN("%#x at byte %ld", buf[1000 + bad], 1000 + bad), HINT(HINT_CUT));
+	close(fd);
+
+	/* on the device, not in some cache: still zero after a remount */
+	ASSERT_EQ(0, umount(MNT));
+	ASSERT_EQ(0, mount_fs(self->dev, "dax"));
+	fd = open(MNT "/f", O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pread_all(fd, buf, BLK, 0));
+	bad = first_nonzero(buf + 1000, BLK - 1000);
+	CHECK_THAT(bad < 0, EXPECTED("the zeros still there after a remount"),
+		   SEEN("%#x at byte %ld", buf[1000 + bad], 1000 + bad),
+		   HINT("zero on the device, around the CPU cache (memcpy_flushcache())"));
+	close(fd);
+	unmount_and_fsck(_metadata, self->dev);
+}
+
+TEST_F(dax, truncate_zeroes_a_block_but_allocates_no_hole)
+{
+	static unsigned char buf[BLK];
+	long bad;
+	int fd;
+
+	setup_dax_fs(_metadata, self->dev);
+	fd = open(MNT "/sparse", O_CREAT | O_RDWR, 0644);
+	ASSERT_LE(0, fd);
+	pattern(buf, BLK, 4, 5 * BLK);
+	REQUIRE_THAT(!pwrite_all(fd, buf, BLK, 5 * BLK),	/* blocks 0-4: holes */
+		     EXPECTED("write() of block 5 of a new file to work"),
+		     SEEN("%s", strerror(errno)), HINT(HINT_IO));
+	ASSERT_EQ(0, ftruncate(fd, 5 * BLK + 123));		/* inside the block */
+	ASSERT_EQ(0, ftruncate(fd, 8 * BLK));
+	ASSERT_EQ(0, pread_all(fd, buf, BLK, 5 * BLK));
+	bad = first_nonzero(buf + 123, BLK - 123);
+	CHECK_THAT(bad < 0, EXPECTED("zeros from the cut (byte 123 of block 5) to its end"),
+		   SEEN("%#x at byte %ld of the block", buf[123 + bad], 123 + bad),
+		   HINT(HINT_CUT));
+	ASSERT_EQ(0, ftruncate(fd, 2 * BLK + 5));		/* inside a hole */
+	ASSERT_EQ(0, ftruncate(fd, 7 * BLK + 1));
+	CHECK_THAT(st_blocks(fd) == 0, EXPECTED("no block after a truncate inside a hole"),
+		   SEEN("st_blocks = %lld", st_blocks(fd)),
+		   HINT("a hole reads as zeros already: look the block up with create = 0 "
+			"(ext2_dax_zero_tail(); from lab 5 on, dax_bh_zero_page_range(), TODO 1)"));
 	close(fd);
 	unmount_and_fsck(_metadata, self->dev);
 }

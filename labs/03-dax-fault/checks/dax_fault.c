@@ -11,9 +11,11 @@
  * fails or stops short), SIGBUS past EOF and after
  * truncate (also once the blocks belong to another file), a race between
  * faults and truncate, stale data in blocks a store allocates, a store and
- * a write() racing to allocate the same block, file times, and blocks the
- * device cannot zero (pmem bad blocks) given back, and an unbind of pmem
- * under the mount waiting for the unmount.  Every workload ends with
+ * a write() racing to allocate the same block, file times, blocks the
+ * device cannot zero (pmem bad blocks) given back, bytes stored past EOF
+ * through a mapping that must not become data when the file grows (by
+ * ftruncate() or write()) and a mapped last page zeroed past a cut, and
+ * an unbind of pmem under the mount waiting for the unmount.  Every workload ends with
  * e2fsck -fn, but that one.
  */
 #include <linux/fs.h>
@@ -25,6 +27,11 @@
 #include "daxfs.h"
 
 #define HINT_FAULT "dax_fault() in fs/dax_bh.c (TODO 2-4), called from ext2_dax_bh_fault()"
+#define HINT_GROW "every way a file grows must first zero what lies past the old size " \
+		  "in its block: ext2_setsize() from the lower of the two sizes, " \
+		  "ext2_dax_write_iter() before a write past EOF (fs/ext2/; " \
+		  "ext2_dax_zero_tail() in labs 3-4, lab 5's TODOs 3 and 4 from then " \
+		  "on); ext4: ext4_dax_zero_past_eof()"
 #define HINT_MMAP "ext2_file_mmap() must set vm_ops and VM_MIXEDMAP for dax files (TODO 5)"
 
 /* A shared mapping of a dax file: the check goes no further without it. */
@@ -454,6 +461,95 @@ TEST_F(bad, blocks_that_cannot_be_zeroed_are_given_back)
 	CHECK_THAT(labcheck_fsck("/dev/pmem0") == 0,
 		   EXPECTED("e2fsck -fn /dev/pmem0 to find the filesystem clean"),
 		   SEEN("it did not (its report is above)"), HINT(HINT_BAD));
+}
+
+TEST_F(map, eof_page_of_a_mapping_shows_zeros_after_truncate)
+{
+	static unsigned char buf[BLK];
+	unsigned char *p;
+	long bad;
+	int fd;
+
+	setup_dax_fs(_metadata, self->dev);
+	fd = open(MNT "/f", O_CREAT | O_RDWR, 0644);
+	ASSERT_LE(0, fd);
+	pattern(buf, sizeof(buf), 2, 0);
+	ASSERT_EQ(0, pwrite_all(fd, buf, sizeof(buf), 0));
+	p = daxfs_map(fd, BLK, PROT_READ | PROT_WRITE, MAP_SHARED);
+	REQUIRE_MAPPED(p);
+	CHECK_THAT(p[3000] == buf[3000], EXPECTED("the file's bytes through the mapping"),
+		   SEEN("other bytes"), HINT(HINT_FAULT));
+	ASSERT_EQ(0, ftruncate(fd, 2500));
+	bad = first_nonzero(p + 2500, BLK - 2500);
+	CHECK_THAT(bad < 0, EXPECTED("zeros past the new EOF (2500) in the mapped last page"),
+		   SEEN("%#x at byte %ld", p[2500 + bad], 2500 + bad), HINT(HINT_GROW));
+	CHECK_THAT(!memcmp(p, buf, 2500), EXPECTED("the bytes before EOF unchanged"),
+		   SEEN("changed at byte %ld", first_diff(p, buf, 2500)),
+		   HINT("bytes before the cut were zeroed: the zeroing starts at the "
+			"cut's offset inside its block, not at the block's start "
+			"(lab 5: TODO 1)"));
+	munmap(p, BLK);
+	close(fd);
+	unmount_and_fsck(_metadata, self->dev);
+}
+
+/* The ways a file grows that every filesystem of the labs has. */
+enum growth { BY_TRUNCATE, BY_A_WRITE_IN_THE_BLOCK, BY_A_WRITE_FURTHER_ON };
+
+/*
+ * A 1000-byte file, mapped shared; 500 bytes stored past EOF through the
+ * mapping, in the file's last block; then the file grows.  Only what the
+ * growth wrote may show past byte 1000, through read() and through the
+ * mapping, which stays in place across the growth.
+ */
+static void store_past_eof_then_grow(struct __test_metadata *_metadata, const char *dev,
+				     enum growth how)
+{
+	static const char *const what[] = {
+		"ftruncate() to 2 blocks", "a 1-byte write() at 1200, in the same block",
+		"a 1-byte write() at 4196, in the next block",
+	};
+	static unsigned char buf[2 * BLK], expect[2 * BLK];
+	long size = 2 * BLK, bad;
+	unsigned char *p;
+	int fd;
+
+	p = daxfs_store_past_eof(_metadata, dev, 3, expect, &fd);
+	if (how == BY_TRUNCATE) {
+		ASSERT_EQ(0, ftruncate(fd, size));
+	} else {
+		long at = how == BY_A_WRITE_IN_THE_BLOCK ? 1200 : BLK + 100;
+
+		size = at + 1;
+		expect[at] = 'W';
+		ASSERT_EQ(0, pwrite_all(fd, expect + at, 1, at));
+	}
+	ASSERT_EQ(0, pread_all(fd, buf, size, 0));
+	bad = first_diff(expect, buf, size);
+	CHECK_THAT(bad < 0, EXPECTED("after %s, read() to show byte %ld as %#x (the old size "
+				     "was 1000; 0xee was stored past it through a mapping)",
+				     what[how], bad, bad < 0 ? 0 : expect[bad]),
+		   SEEN("%#x", bad < 0 ? 0 : buf[bad]),
+		   HINT(HINT_GROW));
+	bad = first_diff(expect, p, size);
+	CHECK_THAT(bad < 0, EXPECTED("after %s, the mapping made before to show byte %ld as %#x",
+				     what[how], bad, bad < 0 ? 0 : expect[bad]),
+		   SEEN("%#x", bad < 0 ? 0 : p[bad]),
+		   HINT("the zeroes go to the device, where the mapping points"));
+	munmap(p, 2 * BLK);
+	close(fd);
+	unmount_and_fsck(_metadata, dev);
+}
+
+TEST_F(map, stores_past_eof_do_not_become_data)
+{
+	store_past_eof_then_grow(_metadata, self->dev, BY_TRUNCATE);
+}
+
+TEST_F(map, stores_past_eof_do_not_become_data_when_a_write_grows_the_file)
+{
+	store_past_eof_then_grow(_metadata, self->dev, BY_A_WRITE_IN_THE_BLOCK);
+	store_past_eof_then_grow(_metadata, self->dev, BY_A_WRITE_FURTHER_ON);
 }
 
 TEST_F(map, past_eof_is_sigbus)
