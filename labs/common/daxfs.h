@@ -249,6 +249,83 @@ static inline unsigned char *daxfs_store_past_eof(struct __test_metadata *_metad
 	return p;
 }
 
+/* Write a short string to a sysfs file; 0, or -1 with errno set. */
+static inline int write_sysfs(const char *path, const char *what)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, what, strlen(what));
+	close(fd);
+	return n == (ssize_t)strlen(what) ? 0 : -1;
+}
+
+/*
+ * pmem's known bad blocks cannot be cleared through sysfs, and an emulated
+ * range cannot clear its poison: bind the namespace to nd_pmem again, which
+ * starts an empty list.  The unbind waits for pmem0's last close, so it is
+ * not tried while MNT is still mounted (a file of it still open): that
+ * would hang this check and leave pmem0 unbound for every check after it.
+ * 0 once pmem0 is back.
+ */
+static inline int pmem0_forget_bad_blocks(void)
+{
+	char ns[64];
+	int err;
+
+	if (labcheck_mount_opts(MNT)[0]) {
+		fprintf(stderr, "%s is still mounted: pmem0 keeps its bad blocks\n", MNT);
+		errno = EBUSY;
+		return -1;
+	}
+	direct_access_let_go();
+	if (labcheck_pmem_namespace(ns, sizeof(ns)))
+		return -1;
+	err = labcheck_nd_pmem("unbind", ns);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	if (labcheck_pmem_rebind(ns))
+		return -1;
+	for (int i = 0; i < 100; i++) {
+		if (labcheck_blockdev_bytes("pmem0") > 0)
+			return 0;
+		usleep(50 * 1000);
+	}
+	return -1;
+}
+
+/*
+ * A fixture for checks that mark sectors of pmem0 bad (brd keeps no bad
+ * blocks): self->injected once they did, self->fd a file of MNT to close
+ * if the check stops early.  The teardown unmounts MNT and forgets the bad
+ * blocks, so that the checks after it find pmem0 whole.
+ */
+#define PMEM0_BAD_BLOCKS_FIXTURE(name)					\
+	FIXTURE(name) {							\
+		int injected;						\
+		int fd;							\
+	};								\
+	FIXTURE_SETUP(name)						\
+	{								\
+		umount(MNT);						\
+		self->injected = 0;					\
+		self->fd = -1;						\
+		daxfs_catch_sigbus();					\
+	}								\
+	FIXTURE_TEARDOWN(name)						\
+	{								\
+		if (self->fd >= 0)					\
+			close(self->fd);				\
+		umount(MNT);						\
+		if (self->injected && pmem0_forget_bad_blocks())	\
+			TH_LOG("could not clear the bad blocks of /dev/pmem0: " \
+			       "the checks after this one may fail on them"); \
+	}
+
 /*
  * A fixture whose tests run once on each memory-backed device: pmem0 (one
  * contiguous range) and ram0 (brd: a page at a time).  self->dev is

@@ -9,7 +9,8 @@
  * cache does not grow (and does, on the same device without dax), that the
  * bytes are on the device at the blocks FIEMAP names, that holes read as
  * zeroes without allocating, that new blocks never show what the device
- * held before, and that bytes cut by a truncate inside a block read as
+ * held before (also when a write into a hole fails on a bad block of
+ * pmem), and that bytes cut by a truncate inside a block read as
  * zeroes when the file grows again, by ftruncate() or write(), without a
  * hole in that block being allocated.  Every workload ends with
  * e2fsck -fn.
@@ -587,7 +588,7 @@ TEST_F(dax, new_blocks_hold_no_stale_data)
 
 TEST_F(dax, cut_bytes_read_zero_after_extending)
 {
-	static unsigned char buf[2 * BLK];
+	static unsigned char buf[2 * BLK], want[1000];
 	long bad;
 	int fd;
 
@@ -605,6 +606,12 @@ TEST_F(dax, cut_bytes_read_zero_after_extending)
 	CHECK_THAT(bad < 0, EXPECTED("zeros from byte 1000 (the cut) to 4095, after "
 				     "ftruncate() to 1000 and back to 2 blocks"),
 		   SEEN("%#x at byte %ld", buf[1000 + bad], 1000 + bad), HINT(HINT_CUT));
+	pattern(want, 1000, 1, 0);
+	bad = first_diff(buf, want, 1000);
+	CHECK_THAT(bad < 0, EXPECTED("bytes 0-999, before the cut, unchanged"),
+		   SEEN("%#x at byte %ld, written as %#x", buf[bad], bad, want[bad]),
+		   HINT("the zeroing starts at the cut's offset inside its block, not at "
+			"the block's start; " HINT_CUT));
 
 	/* the same cut, the file grown by a write() further on */
 	pattern(buf, sizeof(buf), 2, 0);
@@ -660,6 +667,100 @@ TEST_F(dax, truncate_zeroes_a_block_but_allocates_no_hole)
 			"(ext2_dax_zero_tail(); from lab 5 on, dax_bh_zero_page_range(), TODO 1)"));
 	close(fd);
 	unmount_and_fsck(_metadata, self->dev);
+}
+
+/* ---- a write that fails on a bad block --------------------------------- */
+
+PMEM0_BAD_BLOCKS_FIXTURE(bad)
+
+#define HINT_STALE "a write that stops inside blocks it allocated zeroes the rest of " \
+		   "them, through the block layer where bdev_direct_access() fails: " \
+		   "dax_bh_zero_rest(), fs/dax_bh.c (given)"
+
+/*
+ * A write into a hole inside the file, whose second new block has a bad
+ * sector: the device gives no memory for the two blocks, so the write
+ * fails, but the blocks stay in the file, inside i_size.  They must read
+ * as zeroes or fail, never show what the device held.  pmem0 only: brd
+ * keeps no bad blocks.
+ */
+TEST_F(bad, a_write_that_fails_on_a_bad_block_leaves_no_stale_data)
+{
+	static unsigned char buf[2 * BLK];
+	long long at, b2;
+	char bad[64];
+	ssize_t n;
+	long off;
+	int fd;
+
+	/* ext4 zeroes new blocks with bios, which clear the bad blocks */
+	if (strcmp(daxfs()->name, "ext2"))
+		SKIP(return, "%s zeroes through the block layer, which clears bad blocks",
+		     daxfs()->name);
+	REQUIRE_THAT(fill_device("/dev/pmem0") == 0,
+		     EXPECTED("to fill /dev/pmem0 with 0xa5"), SEEN("%s", strerror(errno)),
+		     HINT("is pmem0 there? see lab 1"));
+	setup_dax_fs(_metadata, "/dev/pmem0");
+	fd = open(MNT "/f", O_CREAT | O_RDWR, 0644);
+	self->fd = fd;
+	ASSERT_LE(0, fd);
+	memset(buf, 'B', sizeof(buf));
+	REQUIRE_THAT(!pwrite_all(fd, buf, BLK, 0),
+		     EXPECTED("write() of block 0 of a new file to work"),
+		     SEEN("%s", strerror(errno)), HINT(HINT_IO));
+	ASSERT_EQ(0, ftruncate(fd, 8 * BLK));
+	at = fiemap_physical(fd, 0);
+	REQUIRE_THAT(at > 0, EXPECTED("FIEMAP to give the block of a written file"),
+		     SEEN("%lld (%s)", at, strerror(errno)), HINT("ext2_fiemap()"));
+	/* file blocks 1 and 2 go to the device blocks after block 0's */
+	snprintf(bad, sizeof(bad), "%lld %ld\n", (at + 2 * BLK) / 512, BLK / 512);
+	REQUIRE_THAT(write_sysfs("/sys/block/pmem0/badblocks", bad) == 0,
+		     EXPECTED("to mark sectors %s of pmem0 bad", bad),
+		     SEEN("%s", strerror(errno)), HINT("a kernel without pmem badblocks?"));
+	self->injected = 1;
+
+	n = pwrite(fd, buf, 2 * BLK, BLK);
+	if (n == 2 * BLK) {
+		b2 = fiemap_physical(fd, 2 * BLK);
+		CHECK_THAT(b2 != at + 2 * BLK,
+			   EXPECTED("write() into a block with a bad sector to fail"),
+			   SEEN("it wrote %zd bytes", n),
+			   HINT("bdev_direct_access() must fail on bad sectors: lab 1"));
+		if (b2 != at + 2 * BLK)
+			SKIP(return, "ext2 put file block 2 at byte %lld of pmem0, not at the "
+			     "bad block (%lld)", b2, at + 2 * BLK);
+	}
+	CHECK_THAT(n < 0 && errno == EIO,
+		   EXPECTED("write() of file blocks 1-2, the second on a bad sector, to "
+			    "fail with EIO"),
+		   SEEN("%zd (%s)", n, n < 0 ? strerror(errno) : "no error"),
+		   HINT("dax_do_io() returns bdev_direct_access()'s error when it wrote "
+			"nothing"));
+	for (off = BLK; off < 3 * BLK; off += BLK) {
+		long i;
+
+		n = pread(fd, buf, BLK, off);
+		if (n < 0)
+			continue;	/* still bad: nothing shown */
+		i = first_nonzero(buf, n);
+		CHECK_THAT(i < 0,
+			   EXPECTED("file block %ld, allocated by the failed write, to read "
+				    "as zeroes (or fail)", off / BLK),
+			   SEEN("%#x at its byte %ld%s", buf[i], i,
+				buf[i] == 0xa5 ? ": what the device held" : ""),
+			   HINT(HINT_STALE));
+	}
+	close(fd);
+	self->fd = -1;
+	REQUIRE_THAT(umount(MNT) == 0, EXPECTED("umount " MNT), SEEN("%s", strerror(errno)),
+		     HINT("is a file still open?"));
+	REQUIRE_THAT(pmem0_forget_bad_blocks() == 0,
+		     EXPECTED("to bind pmem0's namespace to nd_pmem again"),
+		     SEEN("%s", strerror(errno)), HINT("pmem_attach_disk(), drivers/nvdimm"));
+	self->injected = 0;
+	CHECK_THAT(labcheck_fsck("/dev/pmem0") == 0,
+		   EXPECTED("e2fsck -fn /dev/pmem0 to find the filesystem clean"),
+		   SEEN("it did not (its report is above)"), HINT(HINT_STALE));
 }
 
 /* ---- where the bytes are --------------------------------------------- */

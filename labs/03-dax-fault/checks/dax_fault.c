@@ -30,7 +30,7 @@
 #define HINT_GROW "every way a file grows must first zero what lies past the old size " \
 		  "in its block: ext2_setsize() from the lower of the two sizes, " \
 		  "ext2_dax_write_iter() before a write past EOF (fs/ext2/; " \
-		  "ext2_dax_zero_tail() in labs 3-4, lab 5's TODOs 3 and 4 from then " \
+		  "ext2_dax_zero_tail() in labs 2-4, lab 5's TODOs 3 and 4 from then " \
 		  "on); ext4: ext4_dax_zero_past_eof()"
 #define HINT_MMAP "ext2_file_mmap() must set vm_ops and VM_MIXEDMAP for dax files (TODO 5)"
 
@@ -298,77 +298,7 @@ TEST_F(map, a_short_write_leaves_no_hole_page_over_its_blocks)
 	hole_page_then_a_write_that_fails(_metadata, self->dev, 1);
 }
 
-/* Write a short string to a sysfs file; 0, or -1 with errno set. */
-static int write_sysfs(const char *path, const char *what)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, what, strlen(what));
-	close(fd);
-	return n == (ssize_t)strlen(what) ? 0 : -1;
-}
-
-/*
- * pmem's known bad blocks cannot be cleared through sysfs, and an emulated
- * range cannot clear its poison: bind the namespace to nd_pmem again, which
- * starts an empty list.  The unbind waits for pmem0's last close, so it is
- * not tried while MNT is still mounted (a file of it still open): that
- * would hang this check and leave pmem0 unbound for every check after it.
- * 0 once pmem0 is back.
- */
-static int pmem0_forget_bad_blocks(void)
-{
-	char ns[64];
-	int err;
-
-	if (labcheck_mount_opts(MNT)[0]) {
-		fprintf(stderr, "%s is still mounted: pmem0 keeps its bad blocks\n", MNT);
-		errno = EBUSY;
-		return -1;
-	}
-	direct_access_let_go();
-	if (labcheck_pmem_namespace(ns, sizeof(ns)))
-		return -1;
-	err = labcheck_nd_pmem("unbind", ns);
-	if (err) {
-		errno = err;
-		return -1;
-	}
-	if (labcheck_pmem_rebind(ns))
-		return -1;
-	for (int i = 0; i < 100; i++) {
-		if (labcheck_blockdev_bytes("pmem0") > 0)
-			return 0;
-		usleep(50 * 1000);
-	}
-	return -1;
-}
-
-FIXTURE(bad) {
-	int injected;
-	int fd;		/* closed here if the check stops early: MNT must unmount */
-};
-
-FIXTURE_SETUP(bad)
-{
-	umount(MNT);
-	self->injected = 0;
-	self->fd = -1;
-	daxfs_catch_sigbus();
-}
-
-FIXTURE_TEARDOWN(bad)
-{
-	if (self->fd >= 0)
-		close(self->fd);
-	umount(MNT);
-	if (self->injected && pmem0_forget_bad_blocks())
-		TH_LOG("could not clear the bad blocks of /dev/pmem0: the checks after "
-		       "this one may fail on them");
-}
+PMEM0_BAD_BLOCKS_FIXTURE(bad)
 
 #define HINT_BAD "dax_clear_blocks() failed: ext2_get_blocks() (fs/ext2/inode.c) must " \
 		 "give back the branch ext2_alloc_branch() made (blocks, i_blocks, " \
