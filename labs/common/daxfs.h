@@ -299,6 +299,31 @@ static inline int pmem0_forget_bad_blocks(void)
 }
 
 /*
+ * The end of a check with bad blocks on pmem0: close *@fd, unmount MNT and
+ * forget the bad blocks (*@injected back to 0).  0, or -1 once the check
+ * has been failed with what went wrong: the check then returns.
+ */
+static inline int pmem0_unmount_and_forget(struct __test_metadata *_metadata, int *fd,
+					   int *injected)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+	if (umount(MNT)) {
+		CHECK_THAT(0, EXPECTED("umount " MNT), SEEN("%s", strerror(errno)),
+			   HINT("is a file still open?"));
+		return -1;
+	}
+	if (pmem0_forget_bad_blocks()) {
+		CHECK_THAT(0, EXPECTED("to bind pmem0's namespace to nd_pmem again"),
+			   SEEN("%s", strerror(errno)), HINT("pmem_attach_disk(), drivers/nvdimm"));
+		return -1;
+	}
+	*injected = 0;
+	return 0;
+}
+
+/*
  * A fixture for checks that mark sectors of pmem0 bad (brd keeps no bad
  * blocks): self->injected once they did, self->fd a file of MNT to close
  * if the check stops early.  The teardown unmounts MNT and forgets the bad

@@ -761,14 +761,8 @@ TEST_F(bad, a_write_that_fails_on_a_bad_block_leaves_no_stale_data)
 		if (n == BLK)
 			expect_zeroes(_metadata, buf, off, "after the failed write");
 	}
-	close(fd);
-	self->fd = -1;
-	REQUIRE_THAT(umount(MNT) == 0, EXPECTED("umount " MNT), SEEN("%s", strerror(errno)),
-		     HINT("is a file still open?"));
-	REQUIRE_THAT(pmem0_forget_bad_blocks() == 0,
-		     EXPECTED("to bind pmem0's namespace to nd_pmem again"),
-		     SEEN("%s", strerror(errno)), HINT("pmem_attach_disk(), drivers/nvdimm"));
-	self->injected = 0;
+	if (pmem0_unmount_and_forget(_metadata, &self->fd, &self->injected))
+		return;
 
 	/* with no bad block left, nothing may show what the device held */
 	ASSERT_EQ(0, mount_fs("/dev/pmem0", "dax"));

@@ -380,14 +380,8 @@ TEST_F(bad, blocks_that_cannot_be_zeroed_are_given_back)
 		   EXPECTED("after the failed store, st_blocks %lld", before),
 		   SEEN("%lld", st_blocks(fd)), HINT(HINT_BAD));
 	munmap(p, 2 * BLK);
-	close(fd);
-	self->fd = -1;
-	REQUIRE_THAT(umount(MNT) == 0, EXPECTED("umount " MNT), SEEN("%s", strerror(errno)),
-		     HINT("is a file still open?"));
-	REQUIRE_THAT(pmem0_forget_bad_blocks() == 0,
-		     EXPECTED("to bind pmem0's namespace to nd_pmem again"),
-		     SEEN("%s", strerror(errno)), HINT("pmem_attach_disk(), drivers/nvdimm"));
-	self->injected = 0;
+	if (pmem0_unmount_and_forget(_metadata, &self->fd, &self->injected))
+		return;
 	CHECK_THAT(labcheck_fsck("/dev/pmem0") == 0,
 		   EXPECTED("e2fsck -fn /dev/pmem0 to find the filesystem clean"),
 		   SEEN("it did not (its report is above)"), HINT(HINT_BAD));
