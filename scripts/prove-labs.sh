@@ -11,6 +11,8 @@
 # every check of labs <= N, and the last lab's reference, which contains
 # it too; unless the skeleton of lab N+1 reopens checks of labs <= N (its
 # "reopens" file), which it then fails by design.
+# REF_MODEL_OPS=N: the references run the model checks for N operations
+# (make test runs them longer than the loop does).
 # All run in the scratch worktree build/grade (REF=1 / SKEL=1); the
 # student's tree is not touched.  Usage: prove-labs.sh [N...]
 set -u
@@ -30,7 +32,8 @@ for n in $labs; do
 			info "lab $n reference: checked within the skeleton of lab" \
 				"$((n + 1)) and the reference of lab $last"
 		elif [ "$mode" = ref ]; then
-			T= REF=1 SKEL= sh "$ROOT/scripts/vm.sh" check "$n" >"$log" 2>&1
+			T= REF=1 SKEL= MODEL_OPS=${REF_MODEL_OPS:-${MODEL_OPS:-}} \
+				sh "$ROOT/scripts/vm.sh" check "$n" >"$log" 2>&1
 			rc=$?
 			report="$LOGS/ref-lab$n/report.txt"
 			if [ "$rc" = 0 ] && [ -f "$report" ]; then

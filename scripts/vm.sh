@@ -31,6 +31,12 @@ asked=0
 for v in "${REF:-}" "${SKEL:-}" "${MUTANT:-}" "${PATCH:-}" "${BRANCH:-}" "${PREFIX:-}"; do
 	[ -n "$v" ] && [ "$v" != 0 ] && asked=$((asked + 1))
 done
+case "${MODEL_OPS:-}" in
+'' | [1-9] | [1-9]*[0-9]) case "${MODEL_OPS:-}" in *[!0-9]*) die "MODEL_OPS=$MODEL_OPS:" \
+	"give the number of operations for the model checks, such as MODEL_OPS=5000." ;; esac ;;
+*) die "MODEL_OPS=$MODEL_OPS: give the number of operations for the model checks," \
+	"such as MODEL_OPS=5000." ;;
+esac
 [ "$asked" -le 1 ] || die "REF=, SKEL=, MUTANT=, PATCH= and BRANCH= each choose what" \
 	"to check: give one of them."
 if [ -n "${PATCH:-}" ] || [ -n "${BRANCH:-}" ]; then
@@ -145,7 +151,9 @@ set -- --build "$BUILD" --kobj "$KOBJ" --accel "$accel" \
 	--check-timeout "${CHECK_TIMEOUT:-300}" \
 	--initrd "$base" --initrd "$checks/checks-$lab.cpio" --lab-functions "$funcs"
 [ -n "${V:-}" ] && [ "${V:-0}" != 0 ] && set -- "$@" --verbose
-[ -n "${APPEND:-}" ] && set -- "$@" --append "$APPEND"
+# MODEL_OPS=N: the model checks (labs/common/daxmodel.h) run N operations
+append="${APPEND:-}${MODEL_OPS:+ daxlab.model_ops=$MODEL_OPS}"
+[ -n "${append# }" ] && set -- "$@" --append "${append# }"
 [ -n "${NVDIMM:-}" ] && set -- "$@" --nvdimm "$NVDIMM"
 case "$mode" in
 check)

@@ -10,6 +10,8 @@
 #ifndef DAXFS_H
 #define DAXFS_H
 
+#include <sys/statvfs.h>
+
 #include "daxmem.h"
 
 static inline long long cached_kib(void)
@@ -139,16 +141,77 @@ static inline void unmount_and_fsck(struct __test_metadata *_metadata, const cha
 			"does not match the blocks"));
 }
 
-/* mkfs, mount -o dax, and insist that files there are DAX. */
+/*
+ * How many 4 KiB blocks of dev hold nothing but the stale pattern; -1 if
+ * dev cannot be read.
+ */
+static inline long long stale_blocks(const char *dev)
+{
+	static unsigned char buf[MIB] __attribute__((aligned(4096)));
+	int fd = open(dev, O_RDONLY | O_DIRECT);
+	long long n = 0;
+	ssize_t got;
+
+	if (fd < 0)
+		return -1;
+	for (long long off = 0; (got = pread(fd, buf, MIB, off)) > 0; off += got)
+		for (ssize_t b = 0; b + BLK <= got; b += BLK)
+			n += buf[b] == 0xA5 && !memcmp(buf + b, buf + b + 1, BLK - 1);
+	close(fd);
+	return got < 0 ? -1 : n;
+}
+
+/*
+ * Dirty devices: every filesystem the checks make starts on a device
+ * filled with 0xa5, so that a byte the code forgot to zero shows as 0xa5
+ * (a zeroed device would hide it).  That only holds if mkfs leaves the
+ * free blocks alone (no discard, no zeroing): seen once per boot, for each
+ * filesystem and device, by counting the blocks that still hold the
+ * pattern against the free blocks statfs() reports.
+ */
+static inline void daxfs_mkfs_dirty(struct __test_metadata *_metadata, const char *dev,
+				    const char *opts)
+{
+	char seen[96];
+	long long stale = -1;
+	struct statvfs sv;
+	int fresh;
+
+	REQUIRE_THAT(fill_device(dev) == 0, EXPECTED("to fill %s with 0xa5 before mkfs", dev),
+		     SEEN("%s", strerror(errno)), HINT("is %s a block device of the VM?", dev));
+	ASSERT_EQ(0, daxfs_mkfs(dev, "4096"));
+	snprintf(seen, sizeof(seen), "/tmp/mkfs-keeps-pattern-%s-%s", daxfs()->name,
+		 strrchr(dev, '/') + 1);
+	fresh = access(seen, F_OK) != 0;
+	if (fresh)
+		stale = stale_blocks(dev);
+	REQUIRE_THAT(mount_fs(dev, opts) == 0,
+		     EXPECTED("mount -t %s -o %s %s", daxfs()->name, opts, dev),
+		     SEEN("%s", strerror(errno)),
+		     HINT("see the check dax_mount_works_and_says_so first"));
+	if (!fresh)
+		return;
+	REQUIRE_THAT(statvfs(MNT, &sv) == 0 && stale * BLK >= (long long)(sv.f_bfree * sv.f_frsize) / 100 * 95,
+		     EXPECTED("mkfs.%s to leave the free blocks of %s holding the 0xa5 it was "
+			      "filled with (at least 95%% of %llu free blocks)", daxfs()->name, dev,
+			      (unsigned long long)sv.f_bfree),
+		     SEEN("%lld blocks hold 0xa5", stale),
+		     HINT("the stale-data checks need a dirty device: labcheck_mkfs() must pass "
+			  "-E nodiscard, and the device must not zero on discard"));
+	close(open(seen, O_CREAT | O_WRONLY, 0644));
+}
+
+/*
+ * mkfs on a device filled with 0xa5, mount -o dax, and insist that files
+ * there are DAX.
+ */
 static inline void setup_dax_fs(struct __test_metadata *_metadata, const char *dev)
 {
 	int fd;
 
-	ASSERT_EQ(0, daxfs_mkfs(dev, "4096"));
-	REQUIRE_THAT(mount_fs(dev, "dax") == 0,
-		     EXPECTED("mount -t %s -o dax %s", daxfs()->name, dev),
-		     SEEN("%s", strerror(errno)),
-		     HINT("see the check dax_mount_works_and_says_so first"));
+	daxfs_mkfs_dirty(_metadata, dev, "dax");
+	if (!_metadata->passed)
+		return;
 	fd = open(MNT "/probe", O_CREAT | O_RDWR, 0644);
 	ASSERT_LE(0, fd);
 	close(fd);
@@ -247,6 +310,60 @@ static inline unsigned char *daxfs_store_past_eof(struct __test_metadata *_metad
 	memset(p + 1000, 0xEE, 500);
 	*fdp = fd;
 	return p;
+}
+
+/*
+ * The sizes at which the edge of a mapping is tried: a page multiple, one
+ * byte either side of it, inside the first page, a file whose last page
+ * is partial, and past 4 GiB.  Each both over a hole and over data.
+ */
+static const long long daxfs_eof_sizes[] = {
+	1, BLK - 1, BLK, BLK + 1, 2 * BLK - 1, 3 * BLK + 700, (4LL << 30) + 1000,
+};
+
+/*
+ * SIGBUS at every edge of EOF, for a mapping made with @flags
+ * (MAP_SHARED, MAP_PRIVATE, MAP_SHARED_VALIDATE | MAP_SYNC): for each size
+ * of daxfs_eof_sizes, over a hole and over data, an access (a store if
+ * @store) to the last byte of the file and to the last byte of the page
+ * that holds EOF goes through, and one to the next page and to the one
+ * after it raises SIGBUS.  fd is emptied first.
+ */
+static inline void daxfs_eof_edges(struct __test_metadata *_metadata, int fd, int flags,
+				   int store, const char *hint)
+{
+	static unsigned char data[2 * BLK];
+
+	memset(data, 'D', sizeof(data));
+	for (unsigned int i = 0; i < 2 * sizeof(daxfs_eof_sizes) / sizeof(long long); i++) {
+		long long size = daxfs_eof_sizes[i / 2], edge = (size + BLK - 1) / BLK * BLK;
+		long long base = edge > 2 * BLK ? edge - 2 * BLK : 0;
+		const long long at[] = { size - 1, edge - 1, edge, edge + BLK };
+		const char *over = i % 2 ? "data" : "a hole";
+		unsigned char *p, v;
+
+		ASSERT_EQ(0, ftruncate(fd, 0));
+		ASSERT_EQ(0, ftruncate(fd, size));
+		if (i % 2)	/* the last two blocks of the file hold data */
+			ASSERT_EQ(0, pwrite_all(fd, data, size - base, base));
+		p = mmap(NULL, edge - base + 2 * BLK, PROT_READ | PROT_WRITE, flags, fd, base);
+		REQUIRE_THAT(p != MAP_FAILED,
+			     EXPECTED("mmap of a dax file of %lld bytes from offset %lld", size, base),
+			     SEEN("%s", strerror(errno)), HINT("%s", hint));
+		for (unsigned int k = 0; k < 4; k++) {
+			int bus = daxfs_touch(p + (at[k] - base), store, 'E', &v);
+			int want = at[k] >= edge;
+
+			CHECK_THAT(bus == -want,
+				   EXPECTED("a %s at offset %lld of a file of %lld bytes (over %s) %s",
+					    store ? "store" : "load", at[k], size, over,
+					    want ? "to raise SIGBUS: it is past the page that holds EOF" :
+					    "to go through: it is inside the page that holds EOF"),
+				   SEEN("%s", bus ? "SIGBUS" : "it went through"), HINT("%s", hint));
+		}
+		munmap(p, edge - base + 2 * BLK);
+	}
+	ASSERT_EQ(0, ftruncate(fd, 0));
 }
 
 /* Write a short string to a sysfs file; 0, or -1 with errno set. */

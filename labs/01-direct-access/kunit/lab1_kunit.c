@@ -201,10 +201,12 @@ static void pmem_refuses_bad_blocks(struct kunit *test)
 	const struct lab1_dev *d = test->param_value;
 	struct block_device *bdev = test->priv;
 	struct badblocks *bb = bdev->bd_disk->bb;
-	const sector_t bad = 100 * PAGE_SECTORS;
+	const sector_t bad = 1024 * PAGE_SECTORS;	/* 4 MiB in: 512 pages each side */
 	unsigned long pfn;
 	void *kaddr;
-	long ret_on, ret_before, ret_after;
+	static const int pages_away[] = { -1, -2, -8, -9, -511, -512, -513, 1, 2, 512 };
+	long ret_on, ret_before, ret_after, ret_head, ret_good[ARRAY_SIZE(pages_away)];
+	unsigned int i;
 
 	if (!d->contiguous || !bb)
 		kunit_skip(test, "only pmem keeps a list of bad blocks");
@@ -213,6 +215,13 @@ static void pmem_refuses_bad_blocks(struct kunit *test)
 			    "marking a bad block for the test to work (hint: the check itself)");
 	ret_on = lab1_op(test, bad, &kaddr, &pfn, PAGE_SIZE);
 	ret_after = lab1_op(test, bad - PAGE_SECTORS, &kaddr, &pfn, 2 * PAGE_SIZE);
+	/* good pages on both sides of the bad one, near and far from it */
+	for (i = 0; i < ARRAY_SIZE(pages_away); i++) {
+		sector_t at = bad + pages_away[i] * (long)PAGE_SECTORS;
+
+		ret_good[i] = lab1_op(test, at, &kaddr, &pfn, PAGE_SIZE);
+	}
+	ret_head = lab1_op(test, bad + 1, &kaddr, &pfn, 512);
 	badblocks_clear(bb, bad, PAGE_SECTORS);
 
 	KUNIT_EXPECT_EQ_MSG(test, ret_before, (long)PAGE_SIZE,
@@ -224,6 +233,15 @@ static void pmem_refuses_bad_blocks(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, ret_after, (long)-EIO,
 			    "-EIO for two pages, the second marked bad (hint: %s; badblocks_check())",
 			    DRIVER_HINT(test));
+	KUNIT_EXPECT_EQ_MSG(test, ret_head, (long)-EIO,
+			    "-EIO for 512 bytes at the second sector of a bad page (hint: %s; "
+			    "badblocks_check())", DRIVER_HINT(test));
+	for (i = 0; i < ARRAY_SIZE(pages_away); i++)
+		KUNIT_EXPECT_EQ_MSG(test, ret_good[i], (long)PAGE_SIZE,
+				    "a good page %d page(s) %s the bad one to be given, whole "
+				    "(hint: %s; badblocks_check() takes a count of sectors, "
+				    "not of bytes)", abs(pages_away[i]),
+				    pages_away[i] < 0 ? "before" : "after", DRIVER_HINT(test));
 }
 
 static struct kunit_case lab1_cases[] = {

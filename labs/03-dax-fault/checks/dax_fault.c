@@ -25,6 +25,7 @@
 
 #include "labcheck.h"
 #include "daxfs.h"
+#include "daxmodel.h"
 
 #define HINT_FAULT "dax_fault() in fs/dax_bh.c (TODO 2-4), called from ext2_dax_bh_fault()"
 #define HINT_GROW "every way a file grows must first zero what lies past the old size " \
@@ -40,6 +41,22 @@
 		     SEEN("%s", strerror(errno)), HINT(HINT_MMAP))
 
 DAX_DEVICE_FIXTURE(map)
+
+/*
+ * The lab's model checker (labs/common/daxmodel.h): random reads, writes,
+ * truncates, loads and stores through shared mappings (past EOF too),
+ * msync and remounts, at the edges of EOF, of blocks and past 4 GiB.
+ */
+TEST_F(map, random_operations_match_a_model)
+{
+	static const struct dm_run run = {
+		.name = "random_operations_match_a_model", .lab = 3, .count = 1000,
+		.ops = DM_TRUNCATE | DM_SHARED | DM_REMOUNT,
+		.hint = HINT_FAULT "; " HINT_GROW,
+	};
+
+	daxmodel_run(_metadata, self->dev, &run);
+}
 
 TEST_F(map, mapped_pages_are_the_device_pages)
 {
@@ -312,7 +329,14 @@ PMEM0_BAD_BLOCKS_FIXTURE(bad)
  */
 TEST_F(bad, blocks_that_cannot_be_zeroed_are_given_back)
 {
-	static unsigned char buf[BLK];
+	static const struct { long long at, len; const char *what; } w[] = {
+		{ BLK, BLK, "block 1" },
+		{ 2 * BLK, 4 * BLK, "blocks 2-5 in one allocation" },
+		{ 3 * BLK + 100, 3 * BLK, "blocks 3-6 from the middle of block 3" },
+		{ 12 * BLK, BLK, "block 12 (a new indirect block and a data block)" },
+		{ 13 * BLK - 1, 2 * BLK, "blocks 12-14 from the last byte of block 12" },
+	};
+	static unsigned char buf[4 * BLK];
 	long long at, before;
 	char bad[64];
 	unsigned char *p;
@@ -344,30 +368,26 @@ TEST_F(bad, blocks_that_cannot_be_zeroed_are_given_back)
 	self->injected = 1;
 	before = st_blocks(fd);
 
-	n = pwrite(fd, buf, BLK, BLK);
-	CHECK_THAT(n < 0 && errno == EIO,
-		   EXPECTED("write() of a block the device cannot zero to fail with EIO"),
-		   SEEN("%zd (%s)", n, n < 0 ? strerror(errno) : "no error"),
-		   HINT("dax_do_io() returns get_block()'s error when it wrote nothing"));
-	CHECK_THAT(st_blocks(fd) == before && lseek(fd, 0, SEEK_END) == BLK,
-		   EXPECTED("after the failed write, st_blocks %lld and size %ld", before,
-			    BLK),
-		   SEEN("st_blocks %lld, size %lld", st_blocks(fd),
-			(long long)lseek(fd, 0, SEEK_END)), HINT(HINT_BAD));
-
-	/* block 12 is the first behind an indirect block: a branch of two */
-	n = pwrite(fd, buf, BLK, 12 * BLK);
-	CHECK_THAT(n < 0 && errno == EIO,
-		   EXPECTED("write() of block 12 (a new indirect block and a data block "
-			    "the device cannot zero) to fail with EIO"),
-		   SEEN("%zd (%s)", n, n < 0 ? strerror(errno) : "no error"),
-		   HINT("dax_do_io() returns get_block()'s error when it wrote nothing"));
-	CHECK_THAT(st_blocks(fd) == before && lseek(fd, 0, SEEK_END) == BLK,
-		   EXPECTED("after the failed write of block 12, st_blocks %lld and size %ld",
-			    before, BLK),
-		   SEEN("st_blocks %lld, size %lld", st_blocks(fd),
-			(long long)lseek(fd, 0, SEEK_END)),
-		   HINT(HINT_BAD "; the indirect block too"));
+	/*
+	 * Writes into the bad range, each one allocation: one block, several
+	 * at once (all must be given back, not the first alone), and a data
+	 * block behind a new indirect block (block 12: a branch of two).
+	 */
+	for (unsigned int i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+		n = pwrite(fd, buf, w[i].len, w[i].at);
+		CHECK_THAT(n < 0 && errno == EIO,
+			   EXPECTED("write() of %s, which the device cannot zero, to fail "
+				    "with EIO", w[i].what),
+			   SEEN("%zd (%s)", n, n < 0 ? strerror(errno) : "no error"),
+			   HINT("dax_do_io() returns get_block()'s error when it wrote nothing"));
+		CHECK_THAT(st_blocks(fd) == before && lseek(fd, 0, SEEK_END) == BLK,
+			   EXPECTED("after the failed write of %s, st_blocks %lld and size %ld",
+				    w[i].what, before, BLK),
+			   SEEN("st_blocks %lld, size %lld", st_blocks(fd),
+				(long long)lseek(fd, 0, SEEK_END)),
+			   HINT(HINT_BAD "; every block of the allocation, and the "
+				"indirect block too"));
+	}
 
 	ASSERT_EQ(0, ftruncate(fd, 2 * BLK));
 	p = daxfs_map(fd, 2 * BLK, PROT_READ | PROT_WRITE, MAP_SHARED);
@@ -502,6 +522,14 @@ TEST_F(map, past_eof_is_sigbus)
 		   EXPECTED("no block allocated past EOF"), SEEN("st_blocks = %lld", st_blocks(fd)),
 		   HINT("check i_size before get_block(create = 1)"));
 	munmap(p, 4 * BLK);
+	/* the same edge at every size of the table, for loads and for stores */
+	daxfs_eof_edges(_metadata, fd, MAP_SHARED, 0,
+			"dax_fault(): a page at or past DIV_ROUND_UP(i_size, PAGE_SIZE) is "
+			"VM_FAULT_SIGBUS, the page that holds EOF is not");
+	daxfs_eof_edges(_metadata, fd, MAP_SHARED, 1,
+			"dax_fault() and dax_mkwrite(): a page at or past "
+			"DIV_ROUND_UP(i_size, PAGE_SIZE) is VM_FAULT_SIGBUS, the page that "
+			"holds EOF is not");
 	close(fd);
 	unmount_and_fsck(_metadata, self->dev);
 }
@@ -778,7 +806,6 @@ TEST_F(map, store_into_a_new_block_leaves_zeros)
 	long bad;
 	int fd;
 
-	ASSERT_EQ(0, fill_device(self->dev)) TH_LOG("filling %s failed", self->dev);
 	setup_dax_fs(_metadata, self->dev);
 	fd = open(MNT "/new", O_CREAT | O_RDWR, 0644);
 	ASSERT_LE(0, fd);

@@ -17,6 +17,7 @@
 
 #include "labcheck.h"
 #include "daxfs.h"
+#include "daxmodel.h"
 
 #define HINT_COW "the COW branch of dax_fault(): dax_bh_cow() in fs/dax_bh.c (TODO 1-2)"
 
@@ -51,6 +52,22 @@ static long minflt(void)
 }
 
 DAX_DEVICE_FIXTURE(cow)
+
+/*
+ * The lab's model checker (labs/common/daxmodel.h) with a private mapping
+ * beside the shared ones: a page not yet copied shows the file, a store
+ * copies it, a cut drops the copies past the page of EOF.
+ */
+TEST_F(cow, random_operations_with_private_mappings_match_a_model)
+{
+	static const struct dm_run run = {
+		.name = "random_operations_with_private_mappings", .lab = 4, .count = 1000,
+		.ops = DM_TRUNCATE | DM_SHARED | DM_PRIVATE | DM_REMOUNT,
+		.hint = HINT_COW,
+	};
+
+	daxmodel_run(_metadata, self->dev, &run);
+}
 
 TEST_F(cow, private_store_stays_private)
 {
@@ -282,6 +299,10 @@ TEST_F(cow, private_store_past_eof_is_sigbus)
 		   HINT("dax_fault() checks i_size before anything else, the COW "
 			"branch too; do not skip it for a COW fault"));
 	munmap(priv, 3 * BLK);
+	/* the same edge at every size of the table */
+	daxfs_eof_edges(_metadata, fd, MAP_PRIVATE, 1,
+			"dax_fault() checks i_size before anything else, the COW branch too: "
+			"the page that holds EOF is copied, the next one is VM_FAULT_SIGBUS");
 	close(fd);
 	unmount_and_fsck(_metadata, self->dev);
 }

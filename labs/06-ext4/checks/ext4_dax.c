@@ -28,6 +28,7 @@
 
 #include "labcheck.h"
 #include "daxfs.h"
+#include "daxmodel.h"
 
 #define HINT_ZERO "a dax file has no page cache to zero: ext4_block_zero_page_range() " \
 		  "(fs/ext4/inode.c) must zero the partial blocks on the device with " \
@@ -63,8 +64,6 @@ static void make_patterned_file(struct __test_metadata *_metadata, const char *d
 {
 	int fd;
 
-	REQUIRE_THAT(fill_device(dev) == 0, EXPECTED("to fill %s with 0xa5", dev),
-		     SEEN("%s", strerror(errno)), HINT("the device is missing?"));
 	setup_dax_fs(_metadata, dev);
 	fd = open(MNT "/f", O_CREAT | O_RDWR, 0644);
 	REQUIRE_THAT(fd >= 0, EXPECTED("to create " MNT "/f"), SEEN("%s", strerror(errno)),
@@ -147,6 +146,23 @@ static void zero_a_range(struct __test_metadata *_metadata, const char *dev, int
 	unmount_and_fsck(_metadata, dev);
 }
 
+/*
+ * The lab's model checker (labs/common/daxmodel.h) with everything ext4
+ * adds: fallocate (allocate, keep size, punch hole, zero range) among
+ * reads, writes, truncates, shared and private loads and stores, msync
+ * and remounts.  Labs 3-5's runs of it repeat on ext4 (lab 6's rerun).
+ */
+TEST_F(ext4, random_operations_with_fallocate_match_a_model)
+{
+	static const struct dm_run run = {
+		.name = "random_operations_with_fallocate", .lab = 6, .count = 1000,
+		.ops = DM_TRUNCATE | DM_SHARED | DM_PRIVATE | DM_FALLOCATE | DM_REMOUNT,
+		.hint = HINT_ZERO "; " HINT_ALLOC,
+	};
+
+	daxmodel_run(_metadata, self->dev, &run);
+}
+
 TEST_F(ext4, punch_hole_zeroes_the_edges_and_frees_the_blocks)
 {
 	/* [1 block + 100, 5 blocks + 200): blocks 2, 3 and 4 go */
@@ -172,8 +188,6 @@ TEST_F(ext4, fallocated_blocks_read_as_zeros_until_written)
 	unsigned char *map;
 	int fd;
 
-	REQUIRE_THAT(fill_device(self->dev) == 0, EXPECTED("to fill %s with 0xa5", self->dev),
-		     SEEN("%s", strerror(errno)), HINT("the device is missing?"));
 	setup_dax_fs(_metadata, self->dev);
 	fd = open(MNT "/f", O_CREAT | O_RDWR, 0644);
 	ASSERT_LE(0, fd);
@@ -255,6 +269,70 @@ TEST_F(ext4, stores_past_eof_do_not_become_data_when_fallocate_grows_the_file)
 	store_past_eof_then_fallocate(_metadata, self->dev, 0, "fallocate()");
 	store_past_eof_then_fallocate(_metadata, self->dev, FALLOC_FL_ZERO_RANGE,
 				      "fallocate(FALLOC_FL_ZERO_RANGE)");
+}
+
+/*
+ * On a full filesystem, the blocks a delete frees are not free until the
+ * journal commits the delete (ext4 must not hand them out before: a crash
+ * would bring the deleted file back on top of the new data).  An
+ * allocation that meets ENOSPC must commit and try again
+ * (ext4_should_retry_alloc()), or a write right after a delete fails.
+ * ram0 only (64 MiB to fill); commit=300, so no timer commits for us.
+ */
+TEST(ext4_allocates_blocks_a_delete_just_freed)
+{
+	static unsigned char buf[MIB];
+	const char *dev = "/dev/ram0";
+	long long filled = 0, written;
+	unsigned char *p;
+	ssize_t n;
+	int fd, bus;
+
+	umount(MNT);
+	daxfs_catch_sigbus();
+	daxfs_mkfs_dirty(_metadata, dev, "dax,commit=300");
+	if (!_metadata->passed)
+		return;
+	fd = open(MNT "/full", O_CREAT | O_RDWR, 0644);
+	ASSERT_LE(0, fd);
+	memset(buf, 'F', sizeof(buf));
+	while ((n = pwrite(fd, buf, sizeof(buf), filled)) > 0)
+		filled += n;
+	REQUIRE_THAT(n < 0 && errno == ENOSPC && filled > 16 * MIB,
+		     EXPECTED("writing until the filesystem is full to end with ENOSPC"),
+		     SEEN("%zd (%s) after %lld bytes", n, n < 0 ? strerror(errno) : "",
+			  filled), HINT(HINT_ALLOC));
+	ASSERT_EQ(0, fsync(fd));
+	close(fd);
+	ASSERT_EQ(0, unlink(MNT "/full"));
+
+	/*
+	 * Half of what the deleted file held: more than the few blocks ext4
+	 * keeps in reserve (s_resv_clusters), which are free already.
+	 */
+	fd = open(MNT "/next", O_CREAT | O_RDWR, 0644);
+	ASSERT_LE(0, fd);
+	for (written = 0; written < filled / 2; written += n)
+		if ((n = pwrite(fd, buf, sizeof(buf), written)) <= 0)
+			break;
+	CHECK_THAT(written >= filled / 2,
+		   EXPECTED("writes of %lld MiB right after deleting a file of %lld MiB to "
+			    "succeed", filled / 2 / MIB, filled / MIB),
+		   SEEN("%zd (%s) after %lld MiB", n, n < 0 ? strerror(errno) : "a short write",
+			written / MIB),
+		   HINT("ext4_dax_get_block() (TODO 3): on ENOSPC, ext4_should_retry_alloc() "
+			"commits the journal, which frees the deleted blocks: then try again"));
+	/* the fault's allocation: the same retry */
+	ASSERT_EQ(0, ftruncate(fd, written + 2 * MIB));
+	p = mmap(NULL, 2 * MIB, PROT_READ | PROT_WRITE, MAP_SHARED, fd, written);
+	ASSERT_NE(MAP_FAILED, p);
+	bus = daxfs_touch(p + MIB + BLK, 1, 'S', NULL);
+	CHECK_THAT(!bus, EXPECTED("a store to a hole of a file made right after the delete "
+				  "to allocate its block"), SEEN("SIGBUS"),
+		   HINT("ext4_dax_get_block() (TODO 3) retries after ENOSPC for faults too"));
+	munmap(p, 2 * MIB);
+	close(fd);
+	unmount_and_fsck(_metadata, dev);
 }
 
 /*
