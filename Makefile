@@ -26,12 +26,13 @@ endif
 # Variables the scripts read: N T V CMD FILES ACCEL BOOT_TIMEOUT CHECK_TIMEOUT
 # APPEND INSTRUCTOR REF SKEL NVDIMM PATCH BRANCH SUBMISSIONS CONFIGS WORKLOADS
 # ROUNDS UNSANDBOXED JOBS FORCE SLURM SLURM_WAIT PARTITION TIME MEM CPUS ARGS
-# LEVEL KASAN
-export LEVEL KASAN T V CMD FILES ACCEL BOOT_TIMEOUT CHECK_TIMEOUT APPEND INSTRUCTOR \
+# LEVEL KASAN MODEL_OPS LAB FILE SAMPLE SEED GOAL
+export LEVEL KASAN MODEL_OPS T V CMD FILES ACCEL BOOT_TIMEOUT CHECK_TIMEOUT APPEND INSTRUCTOR \
 	REF SKEL NVDIMM PATCH BRANCH SUBMISSIONS CONFIGS WORKLOADS ROUNDS UNSANDBOXED \
-	JOBS FORCE SLURM SLURM_WAIT PARTITION TIME MEM CPUS ARGS
+	JOBS FORCE SLURM SLURM_WAIT PARTITION TIME MEM CPUS ARGS LAB FILE SAMPLE SEED GOAL
 
-.PHONY: help check-lab lab vm vm-run experiment test test-runner mutants bisect-check grade grade-selftest grade-status \
+.PHONY: help check-lab lab vm vm-run experiment test test-runner mutants mutate mutate-report \
+	bisect-check grade grade-selftest grade-status \
 	docs deps tree \
 	kernel kvm-probe bench clean distclean
 
@@ -39,7 +40,8 @@ help:
 	@echo "The DAX lab.  Targets:"
 	@echo "  make check-lab N     build, boot, run the checks of labs 0..N"
 	@echo "                       (T=name: only checks whose name matches;"
-	@echo "                        V=1: show the checks' output as they run)"
+	@echo "                        V=1: show the checks' output as they run;"
+	@echo "                        MODEL_OPS=n: n operations for the model checks)"
 	@echo "  make lab N           switch the kernel tree to branch labN"
 	@echo "                       (LEVEL=open: branch labN-open, the functions to"
 	@echo "                        write cut to their contracts, no step lists)"
@@ -51,6 +53,12 @@ help:
 	@echo "  make check-lab N KASAN=1  the same kernel with KASAN: a use-after-free is a splat"
 	@echo "  make test            prove the project (runner, labs, mutants, docs)"
 	@echo "  make mutants         each planted bug must fail some check of its lab"
+	@echo "  make mutate [LAB=N] [FILE=path] [SAMPLE=K] [SEED=S]"
+	@echo "                       mutate the series' own lines by rule, check each mutant"
+	@echo "                       with its lab's checks, then the kill rates (hours for"
+	@echo "                       all; again: resumes; results in build/mutate/)"
+	@echo "  make mutate-report [GOAL=90]   the kill rates and survivors so far"
+	@echo "                       (GOAL=P: fails if the core, ext2 or ext4 kills less)"
 	@echo "  make bisect-check    every prefix of the reference series builds, boots, passes"
 	@echo "  make check-lab N PATCH=file   a student's patches on the lab-N skeleton"
 	@echo "  make grade [SUBMISSIONS=dir]  every lab (or submission): table, TAP, JUnit"
@@ -108,6 +116,16 @@ test-runner:
 
 mutants:
 	@sh scripts/mutants.sh
+
+# Not part of make test: a full run takes hours.  LAB= FILE= SAMPLE= SEED=
+# choose what runs; the report covers every result so far.
+mutate:
+	@python3 scripts/mutate.py run $(if $(LAB),--lab "$(LAB)") $(if $(FILE),--file "$(FILE)") \
+		$(if $(SAMPLE),--sample "$(SAMPLE)") $(if $(SEED),--seed "$(SEED)")
+	@python3 scripts/mutate.py report $(if $(GOAL),--goal "$(GOAL)")
+
+mutate-report:
+	@python3 scripts/mutate.py report $(if $(GOAL),--goal "$(GOAL)")
 
 bisect-check:
 	@sh scripts/bisect-check.sh

@@ -69,6 +69,16 @@ else
 	printf '%s\n' "$out" | tail -n 25 | sed 's/^/    /'
 fi
 
+# The mechanical mutation tool (make mutate), white-box: no kernel needed.
+if out=$(python3 -m unittest "$ROOT/tests/host/test_mutate.py" 2>&1); then
+	ok "mutate.py mutates only the series' lines, names, patches, resumes and reports as it says"
+else
+	not_ok "mutate.py (tests/host/test_mutate.py):"
+	printf '%s\n' "$out" | tail -n 25 | sed 's/^/    /'
+fi
+expect "mutate.py refuses a sample of no mutants" '!0' 'a sample is a positive number' -- \
+	python3 scripts/mutate.py run --sample 0
+
 expect "REF=1 and PATCH= together are refused" '!0' 'give one of them' -- \
 	make -s check-lab 1 REF=1 PATCH=/dev/null
 expect "a PATCH= that is not a patch is refused" '!0' 'is not a patch' -- \
