@@ -7,7 +7,7 @@
  * work (DM_* below); lab 6 runs them all again on ext4.
  *
  * The file has two windows where operations land: NEAR, its first
- * DM_NEAR bytes, and FAR, DM_FAR bytes from 4 GiB on (so that a write
+ * DM_NEAR bytes, and FAR, as many from 4 GiB on (so that a write
  * can start 4 GiB and a few bytes past EOF: a length cut to 32 bits
  * shows).  The model
  * holds both; every other byte of the file is a hole and reads as zero.
@@ -39,7 +39,7 @@
 
 #define DM_NEAR		(128 * BLK)
 #define DM_FAR_AT	(1LL << 32)
-#define DM_FAR		(64 * BLK)
+#define DM_FAR		(128 * BLK)
 #define DM_LOG		24	/* operations shown on a failure */
 
 struct dm_run {
@@ -63,6 +63,7 @@ struct dm_state {
 	unsigned char *known[DM_NEAR / BLK];	/* which bytes of a copy are known */
 	unsigned int seed, st;
 	int op, count;
+	unsigned int grown;	/* growths over stores past EOF so far */
 	char log[DM_LOG][112];
 	unsigned char buf[4 * DM_FAR] __attribute__((aligned(4096)));
 	unsigned char got[4 * DM_FAR] __attribute__((aligned(4096)));
@@ -152,6 +153,8 @@ static inline int dm_compare(struct dm_state *s, const unsigned char *got, long 
 			 s->op, how, off + i, want);
 		snprintf(w, sizeof(w), "%#x%s", got[i], got[i] == 0xa5 ?
 			 " (0xa5: what the device held before mkfs: stale data)" :
+			 got[i] == 0xee && !want ?
+			 " (0xee: stored through the mapping past EOF, then the file grew over it)" :
 			 want ? "" : " where the file holds a zero (a hole, a cut or a past-EOF store)");
 		dm_fail(s, e, w);
 		return -1;
@@ -201,7 +204,7 @@ static inline long long dm_pos(struct dm_state *s)
 
 	switch (dm_rnd(s) % 13) {
 	case 12:	/* 4 GiB and a few bytes past EOF: its low 32 bits are small */
-		pos = eof + 64 < DM_FAR ? DM_FAR_AT + eof + dm_rnd(s) % 64 : eof;
+		pos = DM_FAR_AT + eof + dm_rnd(s) % 64;
 		break;
 	case 0: pos = eof - 1; break;
 	case 1: pos = eof; break;
@@ -489,6 +492,78 @@ static inline int dm_pwrite_efault(struct dm_state *s, long long off, long long 
 	return 0;
 }
 
+/*
+ * Bytes stored past EOF through the shared mapping, in the page that holds
+ * EOF, then a growth of the file over them (a pwrite past EOF, ftruncate,
+ * or fallocate where the lab has it) to a size from the table: one byte,
+ * the next block boundary, a block, a few blocks, 4 GiB and a few bytes.
+ * Those bytes must read as zeros once inside the file: the check after
+ * every step reads the block that held EOF.
+ */
+static inline int dm_junk_then_grow(struct dm_state *s)
+{
+	static const unsigned char junk[BLK] = { [0 ... BLK - 1] = 0xee };
+	long long eof = s->size, edge = dm_eof_page_end(s), to, len;
+	unsigned int ways = s->run->ops & DM_FALLOCATE ? 4 : 2;
+	/* every growth from every position in turn, not by chance */
+	unsigned int how = s->grown % ways, where = s->grown / ways % 5;
+	char e[160];
+
+	s->grown++;
+
+	if (dm_at(s, eof) && edge > eof && dm_copy(dm_shared_at(s, eof), junk, edge - eof)) {
+		snprintf(e, sizeof(e), "a store to offset %lld..%lld, past EOF inside its page, "
+			 "to land", eof, edge - 1);
+		dm_fail(s, e, "SIGBUS");
+		return -1;
+	}
+	switch (where) {
+	case 0: to = eof + 1; break;
+	case 1: to = (eof / BLK + 1) * BLK; break;
+	case 2: to = eof + BLK; break;
+	case 3: to = eof + BLK + dm_rnd(s) % (3 * BLK); break;
+	default: to = DM_FAR_AT + eof + dm_rnd(s) % 64; break;
+	}
+	if (!dm_at(s, to))
+		to = eof + 1;
+	if (!dm_at(s, to)) {	/* EOF in the gap: no window to grow into */
+		dm_note(s, "(EOF at %lld, in the gap: no growth)", eof);
+		return 0;
+	}
+	len = dm_rnd(s) % 100 + 1;
+	if (!dm_at(s, to + len - 1))
+		len = 1;
+	if (how == 0) {
+		dm_note(s, "0xee stored past EOF, then a pwrite of %lld bytes at %lld", len, to);
+		pattern(s->buf, len, s->seed + s->op, to);
+		if (pwrite_all(s->fd, s->buf, len, to)) {
+			dm_fail(s, "pwrite to succeed", strerror(errno));
+			return -1;
+		}
+		memcpy(dm_at(s, to), s->buf, len);
+		s->size = to + len;
+	} else if (how == 1) {
+		dm_note(s, "0xee stored past EOF, then ftruncate from %lld to %lld", eof, to);
+		if (ftruncate(s->fd, to)) {
+			dm_fail(s, "ftruncate to succeed", strerror(errno));
+			return -1;
+		}
+		s->size = to;
+	} else {
+		int mode = how == 2 ? 0 : FALLOC_FL_ZERO_RANGE;
+
+		dm_note(s, "0xee stored past EOF, then %s of %lld bytes at %lld",
+			mode ? "zero range" : "fallocate", len, to);
+		if (fallocate(s->fd, mode, to, len)) {
+			dm_fail(s, "fallocate growing the file to succeed", strerror(errno));
+			return -1;
+		}
+		dm_zero(s, to, len);
+		s->size = to + len;
+	}
+	return 0;
+}
+
 static inline int dm_remount(struct dm_state *s)
 {
 	char e[96];
@@ -592,6 +667,8 @@ static inline void daxmodel_run(struct __test_metadata *_metadata, const char *d
 			}
 			dm_resize(&s, to);
 			dm_drop_copies_past_eof(&s);
+		} else if (kind == 7 && (ops & DM_SHARED)) {
+			err = dm_junk_then_grow(&s);
 		} else if (kind < 10 && (ops & DM_SHARED)) {
 			err = dm_shared_access(&s, off, len, kind != 9);
 		} else if (kind == 10 && (ops & DM_SHARED)) {
