@@ -295,6 +295,10 @@ TEST(ext4_allocates_blocks_a_delete_just_freed)
 		return;
 	fd = open(MNT "/full", O_CREAT | O_RDWR, 0644);
 	ASSERT_LE(0, fd);
+	REQUIRE_THAT(is_dax(MNT "/full") == 1, EXPECTED("files of an ext4 -o dax mount to be DAX"),
+		     SEEN("STATX_ATTR_DAX not set"),
+		     HINT("ext4_dax_bh_usable() and ext4_should_use_dax() (lab 6): the page "
+			  "cache retries after ENOSPC on its own, DAX files must too"));
 	memset(buf, 'F', sizeof(buf));
 	while ((n = pwrite(fd, buf, sizeof(buf), filled)) > 0)
 		filled += n;
