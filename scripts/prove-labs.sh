@@ -11,8 +11,10 @@
 # every check of labs <= N, and the last lab's reference, which contains
 # it too; unless the skeleton of lab N+1 reopens checks of labs <= N (its
 # "reopens" file), which it then fails by design.
-# REF_MODEL_OPS=N: the references run the model checks for N operations
-# (make test runs them longer than the loop does).
+# REF_MODEL_OPS=N, SKEL_MODEL_OPS=N: the references, the skeletons, run
+# the model checks for N operations (make test runs the references' longer
+# than the loop does, and the skeletons', which are the labs before's,
+# shorter).
 # All run in the scratch worktree build/grade (REF=1 / SKEL=1); the
 # student's tree is not touched.  Usage: prove-labs.sh [N...]
 set -u
@@ -43,7 +45,8 @@ for n in $labs; do
 				grep -E '^(FAIL|NOT RUN) |error' "$log" | head -n 20 | sed 's/^/    /'
 			fi
 		else
-			T= SKEL=1 REF= sh "$ROOT/scripts/vm.sh" check "$n" >"$log" 2>&1
+			T= SKEL=1 REF= MODEL_OPS=${SKEL_MODEL_OPS:-${MODEL_OPS:-}} \
+				sh "$ROOT/scripts/vm.sh" check "$n" >"$log" 2>&1
 			report="$LOGS/skel-lab$n/report.txt"
 			if [ -f "$report" ] && why=$(judge "$report" "$n" skel); then
 				ok "lab $n skeleton: $why"
