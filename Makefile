@@ -31,7 +31,7 @@ export LEVEL KASAN MODEL_OPS T V CMD FILES ACCEL BOOT_TIMEOUT CHECK_TIMEOUT APPE
 	REF SKEL NVDIMM PATCH BRANCH SUBMISSIONS CONFIGS WORKLOADS ROUNDS UNSANDBOXED \
 	JOBS FORCE SLURM SLURM_WAIT PARTITION TIME MEM CPUS ARGS LAB FILE SAMPLE SEED GOAL
 
-.PHONY: help check-lab lab vm vm-run experiment test test-runner mutants mutate mutate-report \
+.PHONY: help check-lab lab vm vm-run experiment test test-full test-runner mutants mutate mutate-report \
 	bisect-check grade grade-selftest grade-status \
 	docs deps tree \
 	kernel kvm-probe bench clean distclean
@@ -51,7 +51,9 @@ help:
 	@echo "  make check-lab N REF=1    the same on the reference (SKEL=1: the skeleton;"
 	@echo "                       SKEL=1 LEVEL=open: the open level's)"
 	@echo "  make check-lab N KASAN=1  the same kernel with KASAN: a use-after-free is a splat"
-	@echo "  make test            prove the project (runner, labs, mutants, docs)"
+	@echo "  make test            prove the project (runner, labs, mutants, docs), by turns:"
+	@echo "                       a third of the mutants and one of three long parts a commit"
+	@echo "  make test-full       all of it, every mutant and part (about 100 min)"
 	@echo "  make mutants         each planted bug must fail some check of its lab"
 	@echo "  make mutate [LAB=N] [FILE=path] [SAMPLE=K] [SEED=S]"
 	@echo "                       mutate the series' own lines by rule, check each mutant"
@@ -110,6 +112,9 @@ kvm-probe: kernel
 
 test:
 	@sh scripts/test.sh
+
+test-full:
+	@FULL=1 sh scripts/test.sh
 
 test-runner:
 	@sh tests/runner/run.sh

@@ -4,7 +4,7 @@
 # fail.  A mutant nothing catches means the checks cannot see that bug.
 # Runs in the scratch worktree build/grade.  Usage: mutants.sh [N...]
 # MUTANT_SHARD=I/K: build and boot only the mutants of each lab whose place
-# in the lab's list is I modulo K (make test runs one of two shards, in turn
+# in the lab's list is I modulo K (make test runs one of four shards, in turn
 # from commit to commit: a kernel build and a boot per mutant is most of
 # its time); every other mutant must still apply to the reference.
 set -u

@@ -22,6 +22,24 @@ STEP=prove-labs
 . "$(dirname "$0")/lib.sh"
 labs=${*:-$(list_labs | cut -d' ' -f1)}
 last=$(list_labs | tail -n 1 | cut -d' ' -f1)
+# SKEL_SCOPE=near: a skeleton runs the checks of its own lab, of the lab
+# before it (whose reference it is, plus stubs) and of labs 0 and 1 (the
+# machine and the drivers, seconds), and the checks it reopens; not those
+# of the labs further back.  The last lab's reference runs every check,
+# and make bisect-check every prefix of the series with the checks of the
+# labs it completes.  The default, all, runs every check of labs <= N.
+skel_scope() {	# N: the T= filter of its skeleton's run
+	[ "${SKEL_SCOPE:-all}" = near ] || return 0
+	re=$(lab_dir "$1")/reopens
+	{
+		printf 'lab0_\nlab1_\nlab%d_\nlab%d_\n' $(($1 > 0 ? $1 - 1 : 0)) "$1"
+		[ ! -f "$re" ] || sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$re"
+	} | sort -u | paste -sd, -
+}
+case "${SKEL_SCOPE:-all}" in
+all | near) ;;
+*) die "SKEL_SCOPE=$SKEL_SCOPE: give all (every check of the labs before) or near." ;;
+esac
 
 
 for n in $labs; do
@@ -45,7 +63,8 @@ for n in $labs; do
 				grep -E '^(FAIL|NOT RUN) |error' "$log" | head -n 20 | sed 's/^/    /'
 			fi
 		else
-			T= SKEL=1 REF= MODEL_OPS=${SKEL_MODEL_OPS:-${MODEL_OPS:-}} \
+			T=$(skel_scope "$n") SKEL=1 REF= \
+				MODEL_OPS=${SKEL_MODEL_OPS:-${MODEL_OPS:-}} \
 				sh "$ROOT/scripts/vm.sh" check "$n" >"$log" 2>&1
 			report="$LOGS/skel-lab$n/report.txt"
 			if [ -f "$report" ] && why=$(judge "$report" "$n" skel); then

@@ -551,6 +551,48 @@ TEST_F(dax, a_short_write_leaves_no_block_past_eof)
 	unmount_and_fsck(_metadata, self->dev);
 }
 
+/*
+ * A write that stops part way through blocks it allocated inside i_size
+ * keeps them, zeroed where it wrote nothing; it must write no other
+ * block.  On the dirty device every free block holds 0xa5: after the
+ * write, exactly the blocks it took may have stopped holding it.  (In
+ * ext2's first 12 blocks of a file: no indirect block is allocated.)
+ */
+TEST_F(dax, a_failed_write_changes_no_block_it_did_not_allocate)
+{
+	unsigned char *buf = half_mapped(_metadata);
+	long long before, after, took;
+	ssize_t n;
+	int fd;
+
+	ASSERT_NE(NULL, buf);
+	setup_dax_fs(_metadata, self->dev);
+	fd = open(MNT "/f", O_CREAT | O_RDWR, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ftruncate(fd, 8 * BLK));
+	sync();
+	before = stale_blocks(self->dev);
+	/* four blocks asked into the hole, from memory of which one page is there */
+	n = pwrite(fd, buf, 4 * BLK, 2 * BLK);
+	REQUIRE_THAT(n == BLK,
+		     EXPECTED("write() of 4 blocks from 1 page of memory to write %ld "
+			      "bytes and stop", BLK),
+		     SEEN("%zd (%s)", n, n < 0 ? strerror(errno) : "bytes"),
+		     HINT("dax_do_io() returns what it copied before the fault (TODO 3)"));
+	sync();
+	after = stale_blocks(self->dev);
+	took = st_blocks(fd) / (BLK / 512);
+	CHECK_THAT(before >= 0 && after >= 0 && before - after == took,
+		   EXPECTED("the %lld blocks the write kept to be the only free blocks "
+			    "that stopped holding 0xa5", took),
+		   SEEN("%lld blocks stopped holding it", before - after),
+		   HINT("dax_bh_zero_rest() zeroes what is left of the blocks the "
+			"write allocated, up to it->map_end, and nothing past them"));
+	munmap(buf, BLK);
+	close(fd);
+	unmount_and_fsck(_metadata, self->dev);
+}
+
 TEST_F(dax, new_blocks_hold_no_stale_data)
 {
 	static unsigned char buf[4 * BLK];
